@@ -1,0 +1,2 @@
+//! Genesis: a transactional workspace engine.
+pub mod path;

@@ -1,0 +1,203 @@
+//! Validated workspace-relative paths.
+//!
+//! A [`WorkspacePath`] is the only way a path enters a snapshot, a patch or an apply. The rules
+//! are those of the 004 schema's `relativePath` (`schemas/agent-transaction-v0.1.json`,
+//! `#/$defs/relativePath`), checked here component by component in code, because the schema's
+//! regex alone is not enough: under ECMA-262 regex rules a path holding U+2028 or U+2029 slips past
+//! its `..`, `//` and backslash look-aheads (see `shared/seeds/README.md`).
+//!
+//! Rules (each violation is a distinct [`PathError`]):
+//! - not empty, relative (no leading `/`), components separated by `/`;
+//! - no empty component (`a//b`, trailing `/`), no `.` or `..` component;
+//! - no backslash and no control character (U+0000–U+001F, U+007F) anywhere;
+//! - valid UTF-8 (guaranteed by `&str`; non-UTF-8 file names are rejected earlier, by name).
+//!
+//! Ordering: [`WorkspacePath`] orders by the UTF-8 bytes of the path, the order of `files` in a
+//! snapshot document (DESIGN section 2).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Why a string is not a valid workspace path. Every variant carries the offending path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// The path is the empty string.
+    #[error("invalid path: the path is empty")]
+    Empty,
+    /// The path starts with `/`.
+    #[error("invalid path {0:?}: absolute paths are not allowed")]
+    Absolute(String),
+    /// The path holds an empty component (`a//b` or a trailing `/`).
+    #[error("invalid path {0:?}: empty path component")]
+    EmptyComponent(String),
+    /// The path holds a `.` or `..` component.
+    #[error("invalid path {0:?}: '.' and '..' components are not allowed")]
+    DotComponent(String),
+    /// The path holds a backslash.
+    #[error("invalid path {0:?}: backslash is not allowed")]
+    Backslash(String),
+    /// The path holds a control character (U+0000–U+001F or U+007F).
+    #[error("invalid path {0:?}: control character U+{1:04X} is not allowed")]
+    ControlCharacter(String, u32),
+}
+
+/// A relative, `/`-separated path inside a workspace, valid under the 004 `relativePath` rule.
+///
+/// The field is private: the only constructors are [`WorkspacePath::new`] and [`FromStr`], which
+/// validate. Displays as the path itself.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WorkspacePath(String);
+
+impl WorkspacePath {
+    /// Validates `path` and wraps it.
+    ///
+    /// # Errors
+    /// A [`PathError`] naming the path and the rule it breaks (see the module docs).
+    pub fn new(path: impl Into<String>) -> Result<Self, PathError> {
+        let path = path.into();
+        validate(&path)?;
+        Ok(WorkspacePath(path))
+    }
+
+    /// The path as a string slice, for example `src/main.rs`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The path's components, split at `/`.
+    pub fn components(&self) -> impl Iterator<Item = &str> {
+        self.0.split('/')
+    }
+
+    /// The parent directory path, or `None` for a top-level entry.
+    pub fn parent(&self) -> Option<WorkspacePath> {
+        self.0
+            .rsplit_once('/')
+            .map(|(parent, _)| WorkspacePath(parent.to_owned()))
+    }
+
+    /// The last component.
+    pub fn file_name(&self) -> &str {
+        self.0.rsplit('/').next().unwrap_or(&self.0)
+    }
+
+    /// Joins a validated path onto `root` with the platform's separator.
+    pub fn to_fs_path(&self, root: &std::path::Path) -> std::path::PathBuf {
+        let mut out = root.to_path_buf();
+        for component in self.components() {
+            out.push(component);
+        }
+        out
+    }
+}
+
+/// Checks `path` against the `relativePath` rules without allocating.
+///
+/// # Errors
+/// The first rule `path` breaks, as a [`PathError`].
+pub fn validate(path: &str) -> Result<(), PathError> {
+    if path.is_empty() {
+        return Err(PathError::Empty);
+    }
+    if let Some(c) = path.chars().find(|c| (*c as u32) < 0x20 || *c == '\u{7f}') {
+        return Err(PathError::ControlCharacter(path.to_owned(), c as u32));
+    }
+    if path.starts_with('/') {
+        return Err(PathError::Absolute(path.to_owned()));
+    }
+    if path.contains('\\') {
+        return Err(PathError::Backslash(path.to_owned()));
+    }
+    for component in path.split('/') {
+        match component {
+            "" => return Err(PathError::EmptyComponent(path.to_owned())),
+            "." | ".." => return Err(PathError::DotComponent(path.to_owned())),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for WorkspacePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl FromStr for WorkspacePath {
+    type Err = PathError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        WorkspacePath::new(s)
+    }
+}
+
+impl AsRef<str> for WorkspacePath {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl serde::Serialize for WorkspacePath {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WorkspacePath {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        WorkspacePath::new(s).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn accepts_ordinary_paths() {
+        for p in ["a", "src/main.rs", ".gitignore", "dir with space/ü.txt", "a..b", "...", "x/.y"] {
+            assert_eq!(WorkspacePath::new(p).unwrap().as_str(), p);
+        }
+    }
+
+    #[test]
+    fn rejects_each_rule() {
+        assert_eq!(validate(""), Err(PathError::Empty));
+        assert_eq!(validate("/etc/passwd"), Err(PathError::Absolute("/etc/passwd".into())));
+        assert_eq!(validate("a//b"), Err(PathError::EmptyComponent("a//b".into())));
+        assert_eq!(validate("a/"), Err(PathError::EmptyComponent("a/".into())));
+        assert_eq!(validate("../x"), Err(PathError::DotComponent("../x".into())));
+        assert_eq!(validate("a/./b"), Err(PathError::DotComponent("a/./b".into())));
+        assert_eq!(validate("a\\b"), Err(PathError::Backslash("a\\b".into())));
+        assert_eq!(validate("a\nb"), Err(PathError::ControlCharacter("a\nb".into(), 0x0a)));
+        assert_eq!(validate("a\u{7f}"), Err(PathError::ControlCharacter("a\u{7f}".into(), 0x7f)));
+    }
+
+    #[test]
+    fn line_separators_do_not_hide_dot_dot() {
+        // The case the seed README warns about: U+2028 must not let '..' through.
+        assert!(validate("a\u{2028}/../b").is_err());
+        assert!(validate("\u{2029}..").is_ok()); // a single component "\u{2029}.." is a name
+        assert!(validate("\u{2029}/..").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn parse_then_print_round_trips(s in "[^/\\\\\\x00-\\x1f\\x7f]{1,8}(/[^/\\\\\\x00-\\x1f\\x7f]{1,8}){0,4}") {
+            match WorkspacePath::new(s.clone()) {
+                Ok(p) => {
+                    prop_assert_eq!(p.to_string(), s.clone());
+                    prop_assert_eq!(p.to_string().parse::<WorkspacePath>().unwrap(), p);
+                }
+                Err(e) => prop_assert!(matches!(e, PathError::DotComponent(_)), "{e}"),
+            }
+        }
+
+        #[test]
+        fn never_panics(s in ".*") {
+            let _ = validate(&s);
+        }
+    }
+}
