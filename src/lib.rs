@@ -1,2 +1,28 @@
 //! Genesis: a transactional workspace engine.
+//!
+//! An AI coding agent (or a person, or CI) works on a copy of a workspace; each change it
+//! proposes is recorded as a patch between two content-addressed snapshots; the project's checks
+//! run against the exact final snapshot; and only then is the change written to the workspace,
+//! atomically, or thrown away.
+//!
+//! Modules, bottom up: [`hash`] (which bytes are hashed), [`path`] (validated workspace paths),
+//! [`snapshot`] (tree → snapshot document), [`store`] (content-addressed store), [`diff`]
+//! (git-style diffs between trees), [`check`] (does a tree match an expected snapshot),
+//! [`schema`] (the bundled JSON Schemas), [`workspace`] (a workspace with its store and
+//! manifest).
+pub mod check;
+pub mod diff;
+pub mod hash;
+pub mod manifest;
 pub mod path;
+pub mod schema;
+pub mod snapshot;
+pub mod store;
+pub mod workspace;
+
+pub use diff::Tree;
+pub use hash::Digest;
+pub use path::WorkspacePath;
+pub use snapshot::{Snapshot, SnapshotFile, SnapshotOptions};
+pub use store::Store;
+pub use workspace::Workspace;

@@ -1,3 +1,6 @@
-fn main() {
-    println!("Hello, world!");
+//! The `genesis` command: parses arguments, calls the library, prints.
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::run()
 }

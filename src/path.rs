@@ -157,7 +157,15 @@ mod tests {
 
     #[test]
     fn accepts_ordinary_paths() {
-        for p in ["a", "src/main.rs", ".gitignore", "dir with space/ü.txt", "a..b", "...", "x/.y"] {
+        for p in [
+            "a",
+            "src/main.rs",
+            ".gitignore",
+            "dir with space/ü.txt",
+            "a..b",
+            "...",
+            "x/.y",
+        ] {
             assert_eq!(WorkspacePath::new(p).unwrap().as_str(), p);
         }
     }
@@ -165,14 +173,32 @@ mod tests {
     #[test]
     fn rejects_each_rule() {
         assert_eq!(validate(""), Err(PathError::Empty));
-        assert_eq!(validate("/etc/passwd"), Err(PathError::Absolute("/etc/passwd".into())));
-        assert_eq!(validate("a//b"), Err(PathError::EmptyComponent("a//b".into())));
+        assert_eq!(
+            validate("/etc/passwd"),
+            Err(PathError::Absolute("/etc/passwd".into()))
+        );
+        assert_eq!(
+            validate("a//b"),
+            Err(PathError::EmptyComponent("a//b".into()))
+        );
         assert_eq!(validate("a/"), Err(PathError::EmptyComponent("a/".into())));
-        assert_eq!(validate("../x"), Err(PathError::DotComponent("../x".into())));
-        assert_eq!(validate("a/./b"), Err(PathError::DotComponent("a/./b".into())));
+        assert_eq!(
+            validate("../x"),
+            Err(PathError::DotComponent("../x".into()))
+        );
+        assert_eq!(
+            validate("a/./b"),
+            Err(PathError::DotComponent("a/./b".into()))
+        );
         assert_eq!(validate("a\\b"), Err(PathError::Backslash("a\\b".into())));
-        assert_eq!(validate("a\nb"), Err(PathError::ControlCharacter("a\nb".into(), 0x0a)));
-        assert_eq!(validate("a\u{7f}"), Err(PathError::ControlCharacter("a\u{7f}".into(), 0x7f)));
+        assert_eq!(
+            validate("a\nb"),
+            Err(PathError::ControlCharacter("a\nb".into(), 0x0a))
+        );
+        assert_eq!(
+            validate("a\u{7f}"),
+            Err(PathError::ControlCharacter("a\u{7f}".into(), 0x7f))
+        );
     }
 
     #[test]

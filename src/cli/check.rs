@@ -1,0 +1,89 @@
+//! `genesis check [DIR] --expect IDENTITY|SNAPSHOT.json`: CI reproducibility.
+
+use std::path::PathBuf;
+
+use genesis::check::{Expected, check};
+use genesis::{Digest, Snapshot, Tree};
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis check`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The tree to check. Default: the workspace root.
+    dir: Option<PathBuf>,
+    /// The expected identity (64 hex characters) or a snapshot document file.
+    #[arg(long, value_name = "IDENTITY|FILE")]
+    expect: String,
+}
+
+fn parse_expected(ctx: &Context, s: &str) -> Result<(Expected, Option<Tree>), CliError> {
+    if let Ok(d) = s.parse::<Digest>()
+        && !std::path::Path::new(s).exists()
+    {
+        // If the store knows the snapshot, the differing paths can be listed.
+        let tree = ctx
+            .workspace()
+            .existing_store()
+            .ok()
+            .flatten()
+            .filter(|st| st.has_snapshot(&d))
+            .and_then(|st| Tree::from_store(&st, &d).ok());
+        return Ok((Expected::Identity(d), tree));
+    }
+    let bytes = std::fs::read(s).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            CliError::usage(format!(
+                "--expect {s:?}: neither a 64-character lowercase hex identity nor an existing file"
+            ))
+        } else {
+            CliError::io(format!("{s}: {e}"))
+        }
+    })?;
+    let snap = Snapshot::from_json(&bytes).map_err(|e| CliError::usage(format!("{s}: {e}")))?;
+    Ok((
+        Expected::Snapshot(snap.clone()),
+        Some(Tree::from_snapshot(snap)),
+    ))
+}
+
+/// Exit 0 when DIR hashes to the expected identity, 1 (with the differing paths) when not.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let (expected, expected_tree) = parse_expected(ctx, &args.expect)?;
+    let ws = ctx.workspace_for(args.dir.as_deref());
+    let dir = args.dir.clone().unwrap_or_else(|| ws.root().to_path_buf());
+    let opts = ws.snapshot_options_for(&dir)?;
+    let tree = Tree::from_dir(&dir, &opts)?;
+    let outcome = check(&tree, &expected, expected_tree.as_ref());
+    if ctx.json {
+        let diffs: Vec<_> = outcome
+            .differences
+            .iter()
+            .map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path}))
+            .collect();
+        super::print_json(&serde_json::json!({
+            "match": outcome.matches(),
+            "expected": outcome.expected,
+            "actual": outcome.actual,
+            "differences": diffs,
+        }));
+    } else if outcome.matches() {
+        println!("ok: {} matches {}", dir.display(), outcome.actual);
+    } else {
+        println!(
+            "mismatch: {} hashes to {}, expected {}",
+            dir.display(),
+            outcome.actual,
+            outcome.expected
+        );
+        for c in &outcome.differences {
+            println!("{}\t{}", c.status.letter(), c.path);
+        }
+        if expected_tree.is_none() {
+            println!(
+                "(the expected snapshot is not in the store; pass its document to --expect to list the differing paths)"
+            );
+        }
+    }
+    Ok(if outcome.matches() { 0 } else { 1 })
+}

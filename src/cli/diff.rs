@@ -1,0 +1,101 @@
+//! `genesis diff A B`: a git-style diff between two trees.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use genesis::Tree;
+use genesis::diff::{DiffOptions, changes, stats, write_git_diff, write_stat};
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis diff`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The old tree: a directory, or a snapshot identity (or unique prefix of 4+ characters) in
+    /// the store.
+    a: String,
+    /// The new tree, likewise.
+    b: String,
+    /// Print a diffstat instead of the diff.
+    #[arg(long, conflicts_with = "name_status")]
+    stat: bool,
+    /// Print `A`/`D`/`M` and the path of each changed file instead of the diff.
+    #[arg(long)]
+    name_status: bool,
+}
+
+/// Resolves a diff operand: an existing directory, else a stored snapshot identity or prefix.
+pub fn resolve_tree(ctx: &Context, operand: &str) -> Result<Tree, CliError> {
+    let ws = ctx.workspace();
+    let p = Path::new(operand);
+    if p.is_dir() {
+        let opts = ws.snapshot_options_for(p)?;
+        return Ok(Tree::from_dir(p, &opts)?);
+    }
+    let looks_like_hash =
+        operand.len() >= 4 && operand.len() <= 64 && operand.bytes().all(|b| b.is_ascii_hexdigit());
+    if !looks_like_hash {
+        return Err(CliError::usage(format!(
+            "{operand:?}: not a directory and not a snapshot identity"
+        )));
+    }
+    let store = ws.store()?;
+    let id = store.resolve_snapshot(operand)?;
+    Ok(Tree::from_store(&store, &id)?)
+}
+
+/// Prints the diff, stat or name-status between A and B.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let a = resolve_tree(ctx, &args.a)?;
+    let b = resolve_tree(ctx, &args.b)?;
+    let list = changes(&a, &b);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if ctx.json {
+        let st = stats(&a, &b, &list)?;
+        let files: Vec<serde_json::Value> = list
+            .iter()
+            .zip(&st)
+            .map(|(c, s)| {
+                serde_json::json!({
+                    "path": c.path,
+                    "status": c.status.letter().to_string(),
+                    "old_blob": c.old.as_ref().map(|x| x.file.blob),
+                    "new_blob": c.new.as_ref().map(|x| x.file.blob),
+                    "old_executable": c.old.as_ref().map(|x| x.executable),
+                    "new_executable": c.new.as_ref().map(|x| x.executable),
+                    "binary": s.binary,
+                    "added": s.added,
+                    "removed": s.removed,
+                })
+            })
+            .collect();
+        drop(out);
+        super::print_json(&serde_json::json!({
+            "from": a.snapshot.identity(),
+            "to": b.snapshot.identity(),
+            "files": files,
+        }));
+        return Ok(0);
+    }
+    if args.name_status {
+        for c in &list {
+            writeln!(out, "{}\t{}", c.status.letter(), c.path)
+                .map_err(genesis::diff::DiffError::from)?;
+        }
+    } else if args.stat {
+        if !list.is_empty() {
+            write_stat(&stats(&a, &b, &list)?, &mut out)?;
+        }
+    } else {
+        let color = std::io::stdout().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        let opts = DiffOptions {
+            color,
+            ..DiffOptions::default()
+        };
+        write_git_diff(&a, &b, &list, &opts, &mut out)?;
+    }
+    out.flush().map_err(genesis::diff::DiffError::from)?;
+    Ok(0)
+}

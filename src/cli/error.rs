@@ -1,0 +1,104 @@
+//! Maps library errors to the documented exit statuses (DESIGN section 7):
+//! 1 a definite "no", 2 bad input or usage, 3 state conflict, 4 I/O or internal error.
+
+use genesis::diff::DiffError;
+use genesis::manifest::ManifestError;
+use genesis::snapshot::SnapshotError;
+use genesis::store::StoreError;
+
+/// An error with its exit status.
+#[derive(Debug)]
+pub struct CliError {
+    /// The exit status (1–4).
+    pub code: u8,
+    /// The message, naming the path, field or hunk.
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input or usage (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    /// I/O or internal error (exit 4).
+    pub fn io(message: impl Into<String>) -> Self {
+        CliError {
+            code: 4,
+            message: message.into(),
+        }
+    }
+
+    /// Prints the error: `genesis: error: …` on standard error, and with `--json` also
+    /// `{"error": {"code": N, "message": …}}` on standard output.
+    pub fn report(&self, json: bool) {
+        eprintln!("genesis: error: {}", self.message);
+        if json {
+            super::print_json(&serde_json::json!({
+                "error": {"code": self.code, "message": self.message}
+            }));
+        }
+    }
+}
+
+impl From<SnapshotError> for CliError {
+    fn from(e: SnapshotError) -> Self {
+        let code = match e {
+            SnapshotError::Walk { .. } | SnapshotError::Read { .. } | SnapshotError::Changed(_) => {
+                4
+            }
+            _ => 2,
+        };
+        CliError {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<StoreError> for CliError {
+    fn from(e: StoreError) -> Self {
+        let code = match e {
+            StoreError::NotFound(_)
+            | StoreError::NotAStore(_)
+            | StoreError::NoSuchSnapshot { .. }
+            | StoreError::Ambiguous { .. } => 2,
+            _ => 4,
+        };
+        CliError {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<ManifestError> for CliError {
+    fn from(e: ManifestError) -> Self {
+        let code = match e {
+            ManifestError::Io { .. } => 4,
+            _ => 2,
+        };
+        CliError {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<DiffError> for CliError {
+    fn from(e: DiffError) -> Self {
+        match e {
+            DiffError::Snapshot(e) => e.into(),
+            DiffError::Store(e) => e.into(),
+            DiffError::NoContent(_) => CliError::usage(e.to_string()),
+            DiffError::Output(ref io) if io.kind() == std::io::ErrorKind::BrokenPipe => CliError {
+                code: 0,
+                message: String::new(),
+            },
+            other => CliError::io(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! `genesis init`: create the store and a default manifest.
+
+use std::path::PathBuf;
+
+use genesis::manifest::{DEFAULT_MANIFEST_TEXT, Manifest};
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis init`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Manifest path, relative to the workspace root. Default: genesis.json.
+    #[arg(long, value_name = "PATH")]
+    manifest: Option<PathBuf>,
+}
+
+/// Creates the store (if missing) and writes the default manifest unless one exists; an
+/// existing manifest is validated and left as it is.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let ws = ctx.workspace();
+    if !ws.root().is_dir() {
+        return Err(CliError::usage(format!(
+            "{}: workspace is not a directory",
+            ws.root().display()
+        )));
+    }
+    let manifest_path = match &args.manifest {
+        Some(p) => ws.root().join(p),
+        None => ws.manifest_path(),
+    };
+    let created_manifest = if manifest_path.exists() {
+        Manifest::load(&manifest_path)?;
+        false
+    } else {
+        let dir = manifest_path.parent().unwrap_or(ws.root());
+        let name = manifest_path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| CliError::usage("manifest path has no file name"))?;
+        genesis::store::write_atomic(dir, name, DEFAULT_MANIFEST_TEXT.as_bytes())?;
+        true
+    };
+    let store = ws.init_store()?;
+    if ctx.json {
+        super::print_json(&serde_json::json!({
+            "store": store.path(),
+            "manifest": manifest_path,
+            "manifest_created": created_manifest,
+        }));
+    } else {
+        println!("store: {}", store.path().display());
+        if created_manifest {
+            println!("manifest: {} (created)", manifest_path.display());
+        } else {
+            println!("manifest: {} (kept as it is)", manifest_path.display());
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,118 @@
+//! Command-line front end: one file per subcommand; all logic lives in the library.
+
+mod check;
+mod diff;
+mod error;
+mod init;
+mod snapshot;
+mod validate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use error::CliError;
+use genesis::Workspace;
+
+/// Genesis: a transactional workspace engine. Snapshots, patches, obligations and atomic apply.
+///
+/// Exit status: 0 success; 1 a definite "no" (check mismatch, invalid document);
+/// 2 bad input or usage; 3 state conflict; 4 I/O or internal error.
+#[derive(Parser, Debug)]
+#[command(name = "genesis", version, about, long_about = None)]
+pub struct Cli {
+    /// Workspace root. Default: the current directory.
+    #[arg(long, global = true, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Store directory. Default: WORKSPACE/.genesis.
+    #[arg(long, global = true, value_name = "DIR", env = "GENESIS_STORE")]
+    store: Option<PathBuf>,
+    /// Print one JSON document on standard output instead of human output.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Create the store and a default manifest (genesis.json) in the workspace.
+    Init(init::Args),
+    /// Snapshot a directory and print the snapshot document.
+    Snapshot(snapshot::Args),
+    /// Show the differences between two trees as a git-style diff.
+    Diff(diff::Args),
+    /// Check that a tree hashes to an expected snapshot (exit 1 with the differing paths if not).
+    Check(check::Args),
+    /// Validate session, snapshot and manifest documents against the bundled schemas.
+    Validate(validate::Args),
+}
+
+/// What every command gets: the global options.
+pub struct Context {
+    /// `--workspace`, if given.
+    pub workspace_arg: Option<PathBuf>,
+    /// `--store` or `GENESIS_STORE`, if given.
+    pub store_arg: Option<PathBuf>,
+    /// `--json` was given.
+    pub json: bool,
+}
+
+impl Context {
+    /// The workspace: `--workspace`, else `dir` when the command names one, else `.`.
+    pub fn workspace_for(&self, dir: Option<&std::path::Path>) -> Workspace {
+        let root = self
+            .workspace_arg
+            .clone()
+            .or_else(|| dir.map(std::path::Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        Workspace::new(root, self.store_arg.clone())
+    }
+
+    /// The workspace named by `--workspace` (default `.`).
+    pub fn workspace(&self) -> Workspace {
+        self.workspace_for(None)
+    }
+}
+
+/// Parses the command line, runs the command, prints errors, and returns the exit status.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let ctx = Context {
+        workspace_arg: cli.workspace.clone(),
+        store_arg: cli.store.clone(),
+        json: cli.json,
+    };
+    let result = match &cli.command {
+        Command::Init(a) => init::run(&ctx, a),
+        Command::Snapshot(a) => snapshot::run(&ctx, a),
+        Command::Diff(a) => diff::run(&ctx, a),
+        Command::Check(a) => check::run(&ctx, a),
+        Command::Validate(a) => validate::run(&ctx, a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            if !e.message.is_empty() {
+                e.report(ctx.json);
+            }
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+/// Prints `value` as pretty JSON with a final newline.
+pub fn print_json(value: &serde_json::Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("serialisable")
+    );
+}

@@ -1,0 +1,64 @@
+//! `genesis snapshot [DIR]`: print the snapshot document of a tree.
+
+use std::path::PathBuf;
+
+use genesis::snapshot::{SnapshotOutcome, snapshot_dir};
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis snapshot`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Directory to snapshot. Default: the workspace root.
+    dir: Option<PathBuf>,
+    /// Print only the identity (64 hex characters).
+    #[arg(long)]
+    identity: bool,
+    /// Never read or write a store: a pure hash of the tree.
+    #[arg(long)]
+    no_store: bool,
+}
+
+/// Prints each left-out entry on standard error.
+pub fn report_skipped(outcome: &SnapshotOutcome) {
+    for s in &outcome.skipped {
+        eprintln!("genesis: skipped {}: {}", s.path, s.reason);
+    }
+}
+
+/// Snapshots DIR; stores blobs and the document when the workspace has a store.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let ws = ctx.workspace_for(args.dir.as_deref());
+    let dir = args.dir.clone().unwrap_or_else(|| ws.root().to_path_buf());
+    let store = if args.no_store {
+        None
+    } else {
+        ws.existing_store()?
+    };
+    let mut opts = ws.snapshot_options_for(&dir)?;
+    if args.no_store {
+        opts.store_dir = None;
+    }
+    let outcome = snapshot_dir(&dir, &opts)?;
+    report_skipped(&outcome);
+    let blobs_added = match &store {
+        Some(s) => Some(s.store_snapshot_outcome(&outcome)?),
+        None => None,
+    };
+    let snap = &outcome.snapshot;
+    if ctx.json {
+        super::print_json(&serde_json::json!({
+            "identity": snap.identity(),
+            "snapshot": snap.to_value(),
+            "executable": outcome.executable,
+            "skipped": outcome.skipped,
+            "stored": store.is_some(),
+            "blobs_added": blobs_added,
+        }));
+    } else if args.identity {
+        println!("{}", snap.identity());
+    } else {
+        print!("{}", snap.to_json_pretty());
+    }
+    Ok(0)
+}

@@ -1,0 +1,58 @@
+//! `genesis validate FILE…`: check documents against the bundled schemas.
+
+use std::path::PathBuf;
+
+use genesis::schema::validate_document;
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis validate`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Session, snapshot or manifest documents (JSON), told apart by their `schema` field.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+/// Exit 0 when every document is valid, 1 when one is not (each failure printed with its JSON
+/// pointer), 2 when a file cannot be read or is not JSON.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let mut results = Vec::new();
+    let mut worst = 0u8;
+    for f in &args.files {
+        let bytes = std::fs::read(f).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                CliError::usage(format!("{}: no such file", f.display()))
+            } else {
+                CliError::io(format!("{}: {e}", f.display()))
+            }
+        })?;
+        let value: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| CliError::usage(format!("{}: invalid JSON: {e}", f.display())))?;
+        let (kind, violations) = validate_document(&value);
+        if !violations.is_empty() {
+            worst = 1;
+        }
+        if !ctx.json {
+            let kind_name = kind.map_or("unknown document", |k| k.schema_name());
+            if violations.is_empty() {
+                println!("{}: valid {kind_name}", f.display());
+            } else {
+                println!("{}: invalid {kind_name}", f.display());
+                for v in &violations {
+                    println!("  {v}");
+                }
+            }
+        }
+        results.push(serde_json::json!({
+            "file": f,
+            "kind": kind,
+            "valid": violations.is_empty(),
+            "violations": violations,
+        }));
+    }
+    if ctx.json {
+        super::print_json(&serde_json::json!({ "files": results }));
+    }
+    Ok(worst)
+}

@@ -1,0 +1,250 @@
+//! Exactly which bytes are hashed, and the [`Digest`] type that names them.
+//!
+//! Every name Genesis gives to content is a lowercase hex SHA-256 (FIPS 180-4), 64 characters,
+//! the 004 schema's `#/$defs/hash`:
+//!
+//! | name | bytes hashed |
+//! |---|---|
+//! | blob | the file's bytes, exactly as on disk |
+//! | snapshot identity | the RFC 8785 (JCS) canonical JSON of the snapshot document **without** its `identity` member: `{"files":[{"blob":…,"bytes":…,"path":…},…],"schema":"genesis/workspace-snapshot-v0.1"}` ([`snapshot_identity`]) |
+//! | patch | the patch text exactly as submitted |
+//! | other store objects (acceptance records, logs) | their bytes as stored |
+//!
+//! Anyone can recompute an identity with a JCS library and `sha256sum`; `testdata/identity/`
+//! holds test vectors.
+
+use std::fmt;
+use std::io::Read;
+use std::str::FromStr;
+
+use sha2::Digest as _;
+
+/// A SHA-256 digest: 32 bytes, shown as 64 lowercase hex characters.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Digest([u8; 32]);
+
+/// A digest string that is not 64 lowercase hex characters.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid SHA-256 {0:?}: expected 64 lowercase hex characters")]
+pub struct ParseDigestError(pub String);
+
+/// Content whose SHA-256 is not the one it was stored or referred to under.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("hash mismatch: expected {expected}, actual {actual}")]
+pub struct DigestMismatch {
+    /// The digest the content was named by.
+    pub expected: Digest,
+    /// The digest of the bytes actually found.
+    pub actual: Digest,
+}
+
+impl Digest {
+    /// SHA-256 of the empty input, `e3b0c442…b855`.
+    pub const EMPTY: Digest = Digest([
+        0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9,
+        0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52,
+        0xb8, 0x55,
+    ]);
+
+    /// Wraps 32 raw bytes.
+    pub const fn from_bytes(bytes: [u8; 32]) -> Self {
+        Digest(bytes)
+    }
+
+    /// The 32 raw bytes.
+    pub const fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// SHA-256 of `data`.
+    pub fn of(data: &[u8]) -> Self {
+        Digest(sha2::Sha256::digest(data).into())
+    }
+
+    /// SHA-256 of everything `reader` yields, read in 256 KiB chunks; returns the digest and the
+    /// number of bytes read.
+    ///
+    /// # Errors
+    /// Any read error of `reader`.
+    pub fn of_reader(reader: &mut impl Read) -> std::io::Result<(Self, u64)> {
+        let mut hasher = Hasher::new();
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        let n = hasher.len;
+        Ok((hasher.finish(), n))
+    }
+
+    /// Checks that `self` (the expected digest) equals `actual`.
+    ///
+    /// # Errors
+    /// [`DigestMismatch`] with both values.
+    pub fn verify(&self, actual: Digest) -> Result<(), DigestMismatch> {
+        if *self == actual {
+            Ok(())
+        } else {
+            Err(DigestMismatch {
+                expected: *self,
+                actual,
+            })
+        }
+    }
+
+    /// The 64-character lowercase hex form.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+/// Incremental SHA-256 that also counts the bytes fed to it.
+#[derive(Clone, Default)]
+pub struct Hasher {
+    inner: sha2::Sha256,
+    len: u64,
+}
+
+impl Hasher {
+    /// A fresh hasher.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Feeds `data`.
+    pub fn update(&mut self, data: &[u8]) {
+        self.inner.update(data);
+        self.len += data.len() as u64;
+    }
+    /// Bytes fed so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    /// Whether nothing has been fed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The digest of everything fed.
+    pub fn finish(self) -> Digest {
+        Digest(self.inner.finalize().into())
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Digest({})", self.to_hex())
+    }
+}
+
+impl FromStr for Digest {
+    type Err = ParseDigestError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.len() != 64 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return Err(ParseDigestError(s.to_owned()));
+        }
+        let mut out = [0u8; 32];
+        hex::decode_to_slice(s, &mut out).map_err(|_| ParseDigestError(s.to_owned()))?;
+        Ok(Digest(out))
+    }
+}
+
+impl serde::Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// RFC 8785 (JCS) canonical JSON of `value`.
+///
+/// # Errors
+/// Only if `value` cannot be represented in JSON (a non-finite float); never for Genesis's own
+/// documents.
+pub fn canonical_json<T: serde::Serialize + ?Sized>(
+    value: &T,
+) -> Result<Vec<u8>, serde_json::Error> {
+    serde_jcs::to_vec(value)
+}
+
+/// SHA-256 of the JCS form of `value`.
+///
+/// # Errors
+/// As [`canonical_json`].
+pub fn canonical_digest<T: serde::Serialize + ?Sized>(
+    value: &T,
+) -> Result<Digest, serde_json::Error> {
+    Ok(Digest::of(&canonical_json(value)?))
+}
+
+/// The identity of a snapshot whose sorted file list is `files`: SHA-256 of the JCS form of
+/// `{"files": files, "schema": "genesis/workspace-snapshot-v0.1"}` (DESIGN section 2).
+pub fn snapshot_identity(files: &[crate::snapshot::SnapshotFile]) -> Digest {
+    #[derive(serde::Serialize)]
+    struct Unnamed<'a> {
+        schema: &'static str,
+        files: &'a [crate::snapshot::SnapshotFile],
+    }
+    canonical_digest(&Unnamed {
+        schema: crate::snapshot::SNAPSHOT_SCHEMA,
+        files,
+    })
+    .expect("snapshot documents hold only strings and integers")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_digest_constant_matches() {
+        assert_eq!(Digest::of(b""), Digest::EMPTY);
+        assert_eq!(
+            Digest::EMPTY.to_string(),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn hex_round_trip_and_rejects() {
+        let d = Digest::of(b"abc");
+        assert_eq!(
+            d.to_string(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(d.to_string().parse::<Digest>().unwrap(), d);
+        assert!(d.to_string().to_uppercase().parse::<Digest>().is_err());
+        assert!("abc".parse::<Digest>().is_err());
+        assert!("g".repeat(64).parse::<Digest>().is_err());
+    }
+
+    #[test]
+    fn verify_reports_both() {
+        let e = Digest::of(b"a").verify(Digest::of(b"b")).unwrap_err();
+        assert_eq!(e.expected, Digest::of(b"a"));
+        assert_eq!(e.actual, Digest::of(b"b"));
+        assert!(e.to_string().contains(&Digest::of(b"b").to_string()));
+    }
+
+    #[test]
+    fn reader_hash_counts_bytes() {
+        let data = vec![7u8; 600_000];
+        let (d, n) = Digest::of_reader(&mut &data[..]).unwrap();
+        assert_eq!(n, 600_000);
+        assert_eq!(d, Digest::of(&data));
+    }
+}

@@ -1,0 +1,664 @@
+//! Workspace snapshots: which files a tree holds, their blobs, and the snapshot identity.
+//!
+//! A [`Snapshot`] is the `genesis/workspace-snapshot-v0.1` document of the 004 schema
+//! (`schemas/agent-transaction-v0.1.json#/$defs/snapshot`): the list of `{path, blob, bytes}`
+//! sorted by the UTF-8 bytes of `path`, and its `identity` (see [`crate::hash`]).
+//!
+//! Membership ([`scan`], DESIGN section 2):
+//! - every regular file under the root, recursively;
+//! - except any path with a component named `.git`, the top-level `.genesis` directory (the
+//!   default store) and the configured store directory when it lies inside the tree;
+//! - except paths ignored by `.gitignore` or `.genesisignore` files inside the tree, with git's
+//!   rules, whether or not a `.git` directory exists. Files above the root, `.git/info/exclude`
+//!   and the user's global gitignore are **not** read, so a tree hashes the same on every
+//!   machine. Hidden files are kept;
+//! - except paths matching one of [`SnapshotOptions::exclude`] (gitignore glob syntax; the
+//!   manifest's `exclude`).
+//!
+//! Symbolic links are never followed; they, FIFOs, sockets and devices are left out and
+//! reported as [`Skipped`]. A file name that is not valid UTF-8 fails the snapshot
+//! ([`SnapshotError::NonUtf8Path`]) unless it is ignored. More than
+//! [`SnapshotOptions::max_files`] files, or a file over [`SnapshotOptions::max_file_bytes`], fail
+//! with an error naming the count or the file.
+//!
+//! Files are hashed streaming (256 KiB reads, never a whole file in memory) on the rayon pool.
+//! The executable bit (the owner's `x`, as git reads it) is not part of the v0.1 document: it
+//! comes back beside the snapshot in [`SnapshotOutcome::executable`], and two trees that differ
+//! only in executable bits have the same identity.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::hash::{Digest, snapshot_identity};
+use crate::path::{PathError, WorkspacePath};
+
+/// The `schema` value of a snapshot document.
+pub const SNAPSHOT_SCHEMA: &str = "genesis/workspace-snapshot-v0.1";
+/// Most files a v0.1 snapshot may list (004 `files.maxItems`).
+pub const MAX_FILES: usize = 4096;
+/// Largest file a v0.1 snapshot may list, in bytes (004 `snapshotFile.bytes.maximum`).
+pub const MAX_FILE_BYTES: u64 = 268_435_456;
+/// The default store directory name, always left out of snapshots.
+pub const STORE_DIR_NAME: &str = ".genesis";
+
+/// One entry of a snapshot's `files`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotFile {
+    /// Path relative to the workspace root.
+    pub path: WorkspacePath,
+    /// SHA-256 of the file's bytes.
+    pub blob: Digest,
+    /// The file's size in bytes (0 ..= [`MAX_FILE_BYTES`]).
+    pub bytes: u64,
+}
+
+/// A `genesis/workspace-snapshot-v0.1` document whose identity matches its files.
+///
+/// Invariants (checked by every constructor): `files` sorted by path bytes, no path twice, every
+/// path valid, at most [`MAX_FILES`] files of at most [`MAX_FILE_BYTES`] bytes, and `identity` =
+/// [`snapshot_identity`] of `files`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    identity: Digest,
+    files: Vec<SnapshotFile>,
+}
+
+/// A snapshot document that breaks one of [`Snapshot`]'s invariants.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotDocumentError {
+    /// The JSON does not parse, or a field is missing, unknown or mistyped.
+    #[error("not a snapshot document: {0}")]
+    Json(String),
+    /// `schema` is not `genesis/workspace-snapshot-v0.1`.
+    #[error("field /schema: expected {SNAPSHOT_SCHEMA:?}, found {0:?}")]
+    Schema(String),
+    /// Two entries out of order, or the same path twice.
+    #[error(
+        "field /files/{index}: path {path:?} is not after the previous path (files must be sorted by UTF-8 bytes, each path once)"
+    )]
+    Order {
+        /// Index of the offending entry.
+        index: usize,
+        /// Its path.
+        path: String,
+    },
+    /// Too many files.
+    #[error("field /files: {count} files, more than the limit of {MAX_FILES}")]
+    TooManyFiles {
+        /// How many files the document lists.
+        count: usize,
+    },
+    /// A file over the size limit.
+    #[error("field /files/{index}/bytes: {bytes} bytes, more than the limit of {MAX_FILE_BYTES}")]
+    FileTooLarge {
+        /// Index of the entry.
+        index: usize,
+        /// Its size.
+        bytes: u64,
+    },
+    /// The stated identity is not the hash of the files.
+    #[error("field /identity: stated {stated}, but the files hash to {computed}")]
+    Identity {
+        /// `identity` as written in the document.
+        stated: Digest,
+        /// The identity computed from `files`.
+        computed: Digest,
+    },
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SnapshotJson {
+    schema: String,
+    identity: Digest,
+    files: Vec<SnapshotFile>,
+}
+
+impl Snapshot {
+    /// Builds a snapshot from `files`, sorting them and computing the identity.
+    ///
+    /// # Errors
+    /// [`SnapshotDocumentError::Order`] if a path occurs twice, `TooManyFiles` or `FileTooLarge`
+    /// past the v0.1 limits.
+    pub fn from_files(mut files: Vec<SnapshotFile>) -> Result<Self, SnapshotDocumentError> {
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        check_files(&files)?;
+        Ok(Snapshot {
+            identity: snapshot_identity(&files),
+            files,
+        })
+    }
+
+    /// The empty snapshot (identity of `{"files":[],"schema":…}`).
+    pub fn empty() -> Self {
+        Snapshot::from_files(Vec::new()).expect("empty snapshot is valid")
+    }
+
+    /// Parses and checks a snapshot document (JSON bytes).
+    ///
+    /// # Errors
+    /// A [`SnapshotDocumentError`] naming the field: bad JSON, wrong schema, unsorted or
+    /// duplicate paths, invalid paths, limits, or an identity that does not match the files.
+    pub fn from_json(bytes: &[u8]) -> Result<Self, SnapshotDocumentError> {
+        let doc: SnapshotJson = serde_json::from_slice(bytes)
+            .map_err(|e| SnapshotDocumentError::Json(e.to_string()))?;
+        if doc.schema != SNAPSHOT_SCHEMA {
+            return Err(SnapshotDocumentError::Schema(doc.schema));
+        }
+        check_files(&doc.files)?;
+        let computed = snapshot_identity(&doc.files);
+        if computed != doc.identity {
+            return Err(SnapshotDocumentError::Identity {
+                stated: doc.identity,
+                computed,
+            });
+        }
+        Ok(Snapshot {
+            identity: computed,
+            files: doc.files,
+        })
+    }
+
+    /// The document as pretty-printed JSON (`schema`, `identity`, `files`), with a final newline.
+    pub fn to_json_pretty(&self) -> String {
+        let doc = SnapshotJson {
+            schema: SNAPSHOT_SCHEMA.to_owned(),
+            identity: self.identity,
+            files: self.files.clone(),
+        };
+        let mut s = serde_json::to_string_pretty(&doc).expect("serialisable");
+        s.push('\n');
+        s
+    }
+
+    /// The document as a JSON value.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(SnapshotJson {
+            schema: SNAPSHOT_SCHEMA.to_owned(),
+            identity: self.identity,
+            files: self.files.clone(),
+        })
+        .expect("serialisable")
+    }
+
+    /// The identity: hex SHA-256 of the JCS form without `identity`.
+    pub fn identity(&self) -> Digest {
+        self.identity
+    }
+
+    /// The files, sorted by path bytes.
+    pub fn files(&self) -> &[SnapshotFile] {
+        &self.files
+    }
+
+    /// The entry for `path`, if the snapshot holds it (binary search).
+    pub fn get(&self, path: &str) -> Option<&SnapshotFile> {
+        self.files
+            .binary_search_by(|f| f.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.files[i])
+    }
+
+    /// Total bytes of all files.
+    pub fn total_bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.bytes).sum()
+    }
+}
+
+fn check_files(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
+    if files.len() > MAX_FILES {
+        return Err(SnapshotDocumentError::TooManyFiles { count: files.len() });
+    }
+    for (index, f) in files.iter().enumerate() {
+        if f.bytes > MAX_FILE_BYTES {
+            return Err(SnapshotDocumentError::FileTooLarge {
+                index,
+                bytes: f.bytes,
+            });
+        }
+        if index > 0 && files[index - 1].path >= f.path {
+            return Err(SnapshotDocumentError::Order {
+                index,
+                path: f.path.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Options for [`scan`] and [`snapshot_dir`].
+#[derive(Debug, Clone)]
+pub struct SnapshotOptions {
+    /// Extra gitignore-style globs to leave out (the manifest's `exclude`). Default: none.
+    pub exclude: Vec<String>,
+    /// The store directory, left out when it lies inside the tree. Default: `None` (only the
+    /// top-level `.genesis` is left out).
+    pub store_dir: Option<PathBuf>,
+    /// Most files allowed. Default: [`MAX_FILES`] (4096).
+    pub max_files: usize,
+    /// Largest file allowed, in bytes. Default: [`MAX_FILE_BYTES`] (268435456).
+    pub max_file_bytes: u64,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        SnapshotOptions {
+            exclude: Vec::new(),
+            store_dir: None,
+            max_files: MAX_FILES,
+            max_file_bytes: MAX_FILE_BYTES,
+        }
+    }
+}
+
+/// Why an entry was left out of a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkipReason {
+    /// A symbolic link (never followed; v0.1 has no field for links).
+    Symlink,
+    /// A named pipe.
+    Fifo,
+    /// A Unix socket.
+    Socket,
+    /// A block or character device.
+    Device,
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SkipReason::Symlink => "symbolic link (not followed)",
+            SkipReason::Fifo => "FIFO",
+            SkipReason::Socket => "socket",
+            SkipReason::Device => "device",
+        })
+    }
+}
+
+/// An entry left out of a snapshot, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// Path relative to the root (lossy UTF-8 if the name is not UTF-8).
+    pub path: String,
+    /// Why it was left out.
+    pub reason: SkipReason,
+}
+
+/// A regular file found by [`scan`], not yet hashed.
+#[derive(Debug, Clone)]
+pub struct ScannedFile {
+    /// Its workspace path.
+    pub path: WorkspacePath,
+    /// Where it is on disk.
+    pub fs_path: PathBuf,
+    /// Size from `lstat`, in bytes.
+    pub bytes: u64,
+    /// Whether the owner's executable bit is set.
+    pub executable: bool,
+}
+
+/// What [`scan`] found.
+#[derive(Debug, Clone, Default)]
+pub struct ScanOutcome {
+    /// Regular files, sorted by path bytes.
+    pub files: Vec<ScannedFile>,
+    /// Entries left out, sorted by path.
+    pub skipped: Vec<Skipped>,
+}
+
+/// What [`snapshot_dir`] produced.
+#[derive(Debug, Clone)]
+pub struct SnapshotOutcome {
+    /// The snapshot document.
+    pub snapshot: Snapshot,
+    /// Paths whose executable bit is set (kept beside the snapshot, not in it).
+    pub executable: BTreeSet<WorkspacePath>,
+    /// Entries left out (symbolic links, FIFOs, sockets, devices).
+    pub skipped: Vec<Skipped>,
+    /// Where each file was found on disk, in `snapshot.files()` order.
+    pub fs_paths: Vec<PathBuf>,
+}
+
+/// Why a snapshot of a directory failed. Each variant names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// The root is missing or not a directory.
+    #[error("{}: not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// Walking the tree failed (permission denied, a loop, …).
+    #[error("{}: cannot read directory entry: {source}", .path.display())]
+    Walk {
+        /// The path being read.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A file or directory name that is not valid UTF-8 (JSON cannot hold it).
+    #[error("{}: file name is not valid UTF-8; rename it or add it to .genesisignore", .0.display())]
+    NonUtf8Path(PathBuf),
+    /// A name that breaks the 004 `relativePath` rule (for example one holding a backslash or a
+    /// control character).
+    #[error("{path}: {source}; rename it or add it to .genesisignore", path = .fs_path.display())]
+    InvalidPath {
+        /// The file on disk.
+        fs_path: PathBuf,
+        /// The rule it breaks.
+        source: PathError,
+    },
+    /// More files than the limit.
+    #[error(
+        "{count} files found, more than the limit of {limit}; leave paths out with .genesisignore or the manifest's \"exclude\""
+    )]
+    TooManyFiles {
+        /// Files found so far (at least limit + 1).
+        count: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A file larger than the limit.
+    #[error(
+        "{path}: {bytes} bytes, more than the limit of {limit} bytes per file; leave it out with .genesisignore or the manifest's \"exclude\""
+    )]
+    FileTooLarge {
+        /// Its workspace path.
+        path: WorkspacePath,
+        /// Its size in bytes.
+        bytes: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Reading a file failed.
+    #[error("{}: {source}", .path.display())]
+    Read {
+        /// The file on disk.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An exclude glob is not valid gitignore syntax.
+    #[error("exclude glob {glob:?}: {message}")]
+    BadExclude {
+        /// The glob.
+        glob: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A file changed (type or size) while it was read.
+    #[error("{}: changed while it was being read; snapshot again", .0.display())]
+    Changed(PathBuf),
+}
+
+/// Finds the member files of the tree at `root` (see the module docs for the rules).
+///
+/// # Errors
+/// A [`SnapshotError`] naming the path: unreadable directories, non-UTF-8 or invalid names,
+/// too many files, a file over the size limit, a bad exclude glob.
+pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, SnapshotError> {
+    let meta = std::fs::metadata(root).map_err(|_| SnapshotError::NotADirectory(root.into()))?;
+    if !meta.is_dir() {
+        return Err(SnapshotError::NotADirectory(root.into()));
+    }
+    // A store directory inside the tree, as a path relative to the root.
+    let store_rel: Option<PathBuf> = opts.store_dir.as_ref().and_then(|s| {
+        let s = std::fs::canonicalize(s).ok()?;
+        let r = std::fs::canonicalize(root).ok()?;
+        s.strip_prefix(&r).ok().map(Path::to_path_buf)
+    });
+
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .standard_filters(false)
+        .hidden(false)
+        .parents(false)
+        .ignore(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .follow_links(false)
+        .add_custom_ignore_filename(".genesisignore");
+    if !opts.exclude.is_empty() {
+        let mut ob = ignore::overrides::OverrideBuilder::new(root);
+        for glob in &opts.exclude {
+            ob.add(&format!("!{glob}"))
+                .map_err(|e| SnapshotError::BadExclude {
+                    glob: glob.clone(),
+                    message: e.to_string(),
+                })?;
+        }
+        let ov = ob.build().map_err(|e| SnapshotError::BadExclude {
+            glob: opts.exclude.join(", "),
+            message: e.to_string(),
+        })?;
+        builder.overrides(ov);
+    }
+    let root_owned = root.to_path_buf();
+    builder.filter_entry(move |entry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        if entry.file_name() == ".git" {
+            return false;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(&root_owned)
+            .unwrap_or(entry.path());
+        if entry.depth() == 1 && entry.file_name() == STORE_DIR_NAME {
+            return false;
+        }
+        if let Some(s) = &store_rel
+            && !s.as_os_str().is_empty()
+            && rel == s.as_path()
+        {
+            return false;
+        }
+        true
+    });
+
+    let mut out = ScanOutcome::default();
+    for entry in builder.build() {
+        let entry = entry.map_err(|e| walk_error(root, e))?;
+        if entry.depth() == 0 {
+            continue;
+        }
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
+        if ft.is_dir() {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        let reason = special_reason(&ft);
+        if let Some(reason) = reason {
+            out.skipped.push(Skipped {
+                path: rel_string_lossy(rel),
+                reason,
+            });
+            continue;
+        }
+        let rel_str =
+            rel_to_str(rel).ok_or_else(|| SnapshotError::NonUtf8Path(entry.path().into()))?;
+        let path = WorkspacePath::new(rel_str).map_err(|source| SnapshotError::InvalidPath {
+            fs_path: entry.path().into(),
+            source,
+        })?;
+        let md = entry.metadata().map_err(|e| walk_error(root, e))?;
+        let bytes = md.len();
+        if bytes > opts.max_file_bytes {
+            return Err(SnapshotError::FileTooLarge {
+                path,
+                bytes,
+                limit: opts.max_file_bytes,
+            });
+        }
+        out.files.push(ScannedFile {
+            path,
+            fs_path: entry.into_path(),
+            bytes,
+            executable: is_executable(&md),
+        });
+        if out.files.len() > opts.max_files {
+            return Err(SnapshotError::TooManyFiles {
+                count: out.files.len(),
+                limit: opts.max_files,
+            });
+        }
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// Snapshots the tree at `root`: [`scan`], then hash every file in parallel, streaming.
+///
+/// # Errors
+/// Those of [`scan`], plus [`SnapshotError::Read`] when a file cannot be read and
+/// [`SnapshotError::Changed`] when a file stops being a regular file or grows past the limit
+/// while it is read.
+pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutcome, SnapshotError> {
+    let scanned = scan(root, opts)?;
+    let hashed: Vec<SnapshotFile> = scanned
+        .files
+        .par_iter()
+        .map(|f| {
+            let (blob, bytes) = hash_file(&f.fs_path)?;
+            if bytes > opts.max_file_bytes {
+                return Err(SnapshotError::FileTooLarge {
+                    path: f.path.clone(),
+                    bytes,
+                    limit: opts.max_file_bytes,
+                });
+            }
+            Ok(SnapshotFile {
+                path: f.path.clone(),
+                blob,
+                bytes,
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let executable = scanned
+        .files
+        .iter()
+        .filter(|f| f.executable)
+        .map(|f| f.path.clone())
+        .collect();
+    let fs_paths = scanned.files.into_iter().map(|f| f.fs_path).collect();
+    let snapshot = Snapshot::from_files(hashed).map_err(|e| match e {
+        SnapshotDocumentError::TooManyFiles { count } => SnapshotError::TooManyFiles {
+            count,
+            limit: MAX_FILES,
+        },
+        other => SnapshotError::Changed(PathBuf::from(other.to_string())),
+    })?;
+    Ok(SnapshotOutcome {
+        snapshot,
+        executable,
+        skipped: scanned.skipped,
+        fs_paths,
+    })
+}
+
+/// Opens `path` for reading without following a symbolic link and without blocking on a FIFO,
+/// and checks that it is a regular file.
+///
+/// # Errors
+/// [`SnapshotError::Read`] if it cannot be opened; [`SnapshotError::Changed`] if it is not a
+/// regular file (it was replaced since the walk).
+pub fn open_regular(path: &Path) -> Result<File, SnapshotError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|source| {
+            if source.raw_os_error() == Some(libc::ELOOP) {
+                SnapshotError::Changed(path.into())
+            } else {
+                SnapshotError::Read {
+                    path: path.into(),
+                    source,
+                }
+            }
+        })?;
+    let md = file.metadata().map_err(|source| SnapshotError::Read {
+        path: path.into(),
+        source,
+    })?;
+    if !md.is_file() {
+        return Err(SnapshotError::Changed(path.into()));
+    }
+    Ok(file)
+}
+
+/// SHA-256 and length of the regular file at `path`, read streaming.
+///
+/// # Errors
+/// As [`open_regular`], plus read errors.
+pub fn hash_file(path: &Path) -> Result<(Digest, u64), SnapshotError> {
+    let mut file = open_regular(path)?;
+    Digest::of_reader(&mut file).map_err(|source| SnapshotError::Read {
+        path: path.into(),
+        source,
+    })
+}
+
+fn is_executable(md: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    md.permissions().mode() & 0o100 != 0
+}
+
+fn special_reason(ft: &std::fs::FileType) -> Option<SkipReason> {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_file() {
+        None
+    } else if ft.is_symlink() {
+        Some(SkipReason::Symlink)
+    } else if ft.is_fifo() {
+        Some(SkipReason::Fifo)
+    } else if ft.is_socket() {
+        Some(SkipReason::Socket)
+    } else {
+        Some(SkipReason::Device)
+    }
+}
+
+fn rel_to_str(rel: &Path) -> Option<String> {
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        parts.push(c.as_os_str().to_str()?);
+    }
+    Some(parts.join("/"))
+}
+
+fn rel_string_lossy(rel: &Path) -> String {
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn walk_error(root: &Path, e: ignore::Error) -> SnapshotError {
+    let path = error_path(&e).unwrap_or_else(|| root.to_path_buf());
+    let source = match e.into_io_error() {
+        Some(io) => io,
+        None => std::io::Error::other("walk error"),
+    };
+    SnapshotError::Walk { path, source }
+}
+
+fn error_path(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}

@@ -1,0 +1,503 @@
+//! The content-addressed store: blobs, snapshot documents and executable-bit sidecars.
+//!
+//! Layout (DESIGN section 3), under the store directory (`.genesis/` in the workspace by
+//! default):
+//!
+//! ```text
+//! format                        "genesis-store 1\n"
+//! objects/ab/cdef…              blobs and other objects, named by the hex SHA-256 of their bytes
+//! snapshots/<identity>.json     snapshot documents (pretty JSON, 004 #/$defs/snapshot)
+//! snapshots/<identity>.exec.json  {"executable": [paths…]} for that snapshot
+//! sessions/  journal/  tmp/     used by sessions and apply
+//! ```
+//!
+//! Every write is: temp file in the target directory → write → `fsync` → rename → `fsync` of
+//! the directory ([`write_atomic`]). An object is checked against its name when it is read
+//! back; a mismatch is [`StoreError::Corrupt`], and the content is never returned.
+//!
+//! The executable-bit sidecar is keyed by identity, and the v0.1 identity does not cover
+//! executable bits: when two trees differ only in executable bits, the sidecar holds the bits
+//! of the last one stored. Sessions keep their own copy of the bits for each snapshot they use.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::hash::{Digest, Hasher};
+use crate::path::WorkspacePath;
+use crate::snapshot::{Snapshot, SnapshotDocumentError, SnapshotOutcome};
+
+const FORMAT_LINE: &str = "genesis-store 1\n";
+
+/// Errors of the store. Each names the store path or object involved.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No store at this path.
+    #[error("{}: no Genesis store here; run `genesis init` (or pass --store DIR)", .0.display())]
+    NotFound(PathBuf),
+    /// The directory exists but is not a store this version understands.
+    #[error("{}: not a Genesis store (missing or unknown format file)", .0.display())]
+    NotAStore(PathBuf),
+    /// An object or snapshot the caller asked for is not in the store.
+    #[error("{kind} {digest} is not in the store {}", .store.display())]
+    Missing {
+        /// "object" or "snapshot".
+        kind: &'static str,
+        /// Its name.
+        digest: Digest,
+        /// The store directory.
+        store: PathBuf,
+    },
+    /// No stored snapshot has this identity or prefix.
+    #[error("no snapshot {prefix} in the store {}", .store.display())]
+    NoSuchSnapshot {
+        /// The identity or prefix asked for.
+        prefix: String,
+        /// The store directory.
+        store: PathBuf,
+    },
+    /// Several stored snapshots start with this prefix.
+    #[error("snapshot prefix {prefix} is ambiguous: {count} snapshots match; give more characters")]
+    Ambiguous {
+        /// The prefix.
+        prefix: String,
+        /// How many match.
+        count: usize,
+    },
+    /// Content whose hash is not its name.
+    #[error("{}: corrupt store object: expected {expected}, content hashes to {actual}", .path.display())]
+    Corrupt {
+        /// The file in the store.
+        path: PathBuf,
+        /// Its name.
+        expected: Digest,
+        /// What its bytes hash to.
+        actual: Digest,
+    },
+    /// A snapshot document in the store that is not valid.
+    #[error("{}: invalid snapshot document: {source}", .path.display())]
+    BadSnapshot {
+        /// The file in the store.
+        path: PathBuf,
+        /// What is wrong.
+        source: SnapshotDocumentError,
+    },
+    /// A source file changed between hashing and copying it into the store.
+    #[error("{}: changed while it was copied into the store (expected {expected}, copied {actual}); snapshot again", .path.display())]
+    SourceChanged {
+        /// The file on disk.
+        path: PathBuf,
+        /// The hash taken during the snapshot.
+        expected: Digest,
+        /// The hash of what was copied.
+        actual: Digest,
+    },
+    /// A file-system operation failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A Genesis store on disk.
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: PathBuf,
+}
+
+impl Store {
+    /// Creates the store at `dir` (and its parents) if it does not exist, and opens it.
+    ///
+    /// # Errors
+    /// [`StoreError::NotAStore`] if `dir` exists, is not empty and is not a store;
+    /// [`StoreError::Io`] on file-system failure.
+    pub fn init(dir: &Path) -> Result<Store, StoreError> {
+        if dir.join("format").exists() {
+            return Store::open(dir);
+        }
+        if dir.exists() {
+            let mut entries = std::fs::read_dir(dir).map_err(io_err(dir))?;
+            if entries.next().is_some() {
+                return Err(StoreError::NotAStore(dir.into()));
+            }
+        }
+        for sub in ["objects", "snapshots", "sessions", "journal", "tmp"] {
+            let d = dir.join(sub);
+            std::fs::create_dir_all(&d).map_err(io_err(&d))?;
+        }
+        write_atomic(dir, "format", FORMAT_LINE.as_bytes())?;
+        if let Some(parent) = dir.parent() {
+            fsync_dir(parent)?;
+        }
+        Store::open(dir)
+    }
+
+    /// Opens the existing store at `dir`.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] if `dir` does not exist; [`StoreError::NotAStore`] if it has no
+    /// `format` file saying `genesis-store 1`.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        if !dir.is_dir() {
+            return Err(StoreError::NotFound(dir.into()));
+        }
+        match std::fs::read_to_string(dir.join("format")) {
+            Ok(s) if s == FORMAT_LINE => Ok(Store { root: dir.into() }),
+            _ => Err(StoreError::NotAStore(dir.into())),
+        }
+    }
+
+    /// The store directory.
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where the object named `digest` lives: `objects/ab/cdef…`.
+    pub fn object_path(&self, digest: &Digest) -> PathBuf {
+        let hex = digest.to_hex();
+        self.root.join("objects").join(&hex[..2]).join(&hex[2..])
+    }
+
+    /// Whether the object named `digest` is present (its content is not checked here).
+    pub fn has_object(&self, digest: &Digest) -> bool {
+        self.object_path(digest).is_file()
+    }
+
+    /// Stores `data` as an object and returns its name. Present objects are not rewritten.
+    ///
+    /// # Errors
+    /// [`StoreError::Io`] on file-system failure.
+    pub fn write_object(&self, data: &[u8]) -> Result<Digest, StoreError> {
+        let digest = Digest::of(data);
+        if !self.has_object(&digest) {
+            let path = self.object_path(&digest);
+            let dir = path.parent().expect("object path has a parent");
+            std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+            write_atomic(dir, &digest.to_hex()[2..], data)?;
+        }
+        Ok(digest)
+    }
+
+    /// Copies the file at `source` into the store as the object `expected`, streaming, unless
+    /// that object is already present. The copy is hashed as it is written and kept only if it
+    /// hashes to `expected`.
+    ///
+    /// # Errors
+    /// [`StoreError::SourceChanged`] if the file no longer hashes to `expected`;
+    /// [`StoreError::Io`] on file-system failure.
+    pub fn copy_file_in(&self, source: &Path, expected: &Digest) -> Result<bool, StoreError> {
+        if self.has_object(expected) {
+            return Ok(false);
+        }
+        let path = self.object_path(expected);
+        let dir = path.parent().expect("object path has a parent");
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        let mut input = crate::snapshot::open_regular(source).map_err(|e| StoreError::Io {
+            path: source.into(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempfile_in(dir)
+            .map_err(io_err(dir))?;
+        let mut hasher = Hasher::new();
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io_err(source)(e)),
+            };
+            hasher.update(&buf[..n]);
+            tmp.write_all(&buf[..n]).map_err(io_err(tmp.path()))?;
+        }
+        let actual = hasher.finish();
+        if actual != *expected {
+            return Err(StoreError::SourceChanged {
+                path: source.into(),
+                expected: *expected,
+                actual,
+            });
+        }
+        tmp.as_file().sync_all().map_err(io_err(&path))?;
+        tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
+        Ok(true)
+    }
+
+    /// Reads the object `digest`, checking its bytes against its name.
+    ///
+    /// # Errors
+    /// [`StoreError::Missing`] if absent; [`StoreError::Corrupt`] if its bytes hash to
+    /// something else; [`StoreError::Io`] on read failure.
+    pub fn read_object(&self, digest: &Digest) -> Result<Vec<u8>, StoreError> {
+        let path = self.object_path(digest);
+        let data = match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StoreError::Missing {
+                    kind: "object",
+                    digest: *digest,
+                    store: self.root.clone(),
+                });
+            }
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        let actual = Digest::of(&data);
+        if actual != *digest {
+            return Err(StoreError::Corrupt {
+                path,
+                expected: *digest,
+                actual,
+            });
+        }
+        Ok(data)
+    }
+
+    /// Streams the object `digest` into `out`, checking its hash; on a mismatch the bytes
+    /// already written must be discarded by the caller.
+    ///
+    /// # Errors
+    /// As [`Store::read_object`].
+    pub fn copy_object_to(&self, digest: &Digest, out: &mut impl Write) -> Result<u64, StoreError> {
+        let path = self.object_path(digest);
+        let mut file = File::open(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                StoreError::Missing {
+                    kind: "object",
+                    digest: *digest,
+                    store: self.root.clone(),
+                }
+            } else {
+                io_err(&path)(e)
+            }
+        })?;
+        let mut hasher = Hasher::new();
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io_err(&path)(e)),
+            };
+            hasher.update(&buf[..n]);
+            out.write_all(&buf[..n]).map_err(io_err(&path))?;
+        }
+        let len = hasher.len();
+        let actual = hasher.finish();
+        if actual != *digest {
+            return Err(StoreError::Corrupt {
+                path,
+                expected: *digest,
+                actual,
+            });
+        }
+        Ok(len)
+    }
+
+    fn snapshot_path(&self, identity: &Digest) -> PathBuf {
+        self.root.join("snapshots").join(format!("{identity}.json"))
+    }
+
+    fn exec_path(&self, identity: &Digest) -> PathBuf {
+        self.root
+            .join("snapshots")
+            .join(format!("{identity}.exec.json"))
+    }
+
+    /// Resolves a full identity or a unique prefix (4 to 64 hex characters) of a stored
+    /// snapshot.
+    ///
+    /// # Errors
+    /// [`StoreError::Missing`] if no stored snapshot matches; [`StoreError::Ambiguous`] if
+    /// several do.
+    pub fn resolve_snapshot(&self, prefix: &str) -> Result<Digest, StoreError> {
+        let prefix = prefix.to_ascii_lowercase();
+        if let Ok(d) = prefix.parse::<Digest>()
+            && self.has_snapshot(&d)
+        {
+            return Ok(d);
+        }
+        let dir = self.root.join("snapshots");
+        let mut found = Vec::new();
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let Some(name) = name.to_str() else { continue };
+                if let Some(id) = name.strip_suffix(".json")
+                    && id.len() == 64
+                    && id.starts_with(&prefix)
+                    && let Ok(d) = id.parse::<Digest>()
+                {
+                    found.push(d);
+                }
+            }
+        }
+        match found.len() {
+            1 => Ok(found[0]),
+            0 => Err(StoreError::NoSuchSnapshot {
+                prefix,
+                store: self.root.clone(),
+            }),
+            _ => Err(StoreError::Ambiguous {
+                prefix,
+                count: found.len(),
+            }),
+        }
+    }
+
+    /// Whether the snapshot document `identity` is in the store.
+    pub fn has_snapshot(&self, identity: &Digest) -> bool {
+        self.snapshot_path(identity).is_file()
+    }
+
+    /// Stores a snapshot document and its executable-bit sidecar. The blobs must already be
+    /// stored (see [`Store::store_snapshot_outcome`]).
+    ///
+    /// # Errors
+    /// [`StoreError::Io`] on file-system failure.
+    pub fn write_snapshot(
+        &self,
+        snapshot: &Snapshot,
+        executable: &BTreeSet<WorkspacePath>,
+    ) -> Result<(), StoreError> {
+        let dir = self.root.join("snapshots");
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let id = snapshot.identity();
+        let exec = serde_json::json!({ "executable": executable });
+        let mut exec_bytes = serde_json::to_vec_pretty(&exec).expect("serialisable");
+        exec_bytes.push(b'\n');
+        let exec_name = format!("{id}.exec.json");
+        let current = std::fs::read(dir.join(&exec_name)).ok();
+        if current.as_deref() != Some(&exec_bytes[..]) {
+            write_atomic(&dir, &exec_name, &exec_bytes)?;
+        }
+        if !self.has_snapshot(&id) {
+            write_atomic(
+                &dir,
+                &format!("{id}.json"),
+                snapshot.to_json_pretty().as_bytes(),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Reads the snapshot `identity` and its executable bits, checking the document.
+    ///
+    /// # Errors
+    /// [`StoreError::Missing`] if absent; [`StoreError::BadSnapshot`] if the document is invalid
+    /// or its identity is not its name.
+    pub fn read_snapshot(
+        &self,
+        identity: &Digest,
+    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>), StoreError> {
+        let path = self.snapshot_path(identity);
+        let data = match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(StoreError::Missing {
+                    kind: "snapshot",
+                    digest: *identity,
+                    store: self.root.clone(),
+                });
+            }
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        let snapshot = Snapshot::from_json(&data).map_err(|source| StoreError::BadSnapshot {
+            path: path.clone(),
+            source,
+        })?;
+        if snapshot.identity() != *identity {
+            return Err(StoreError::Corrupt {
+                path,
+                expected: *identity,
+                actual: snapshot.identity(),
+            });
+        }
+        let exec_path = self.exec_path(identity);
+        let executable = match std::fs::read(&exec_path) {
+            Ok(bytes) => {
+                #[derive(serde::Deserialize)]
+                struct Exec {
+                    executable: BTreeSet<WorkspacePath>,
+                }
+                let e: Exec = serde_json::from_slice(&bytes).map_err(|e| StoreError::Io {
+                    path: exec_path.clone(),
+                    source: std::io::Error::other(e.to_string()),
+                })?;
+                e.executable
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeSet::new(),
+            Err(e) => return Err(io_err(&exec_path)(e)),
+        };
+        Ok((snapshot, executable))
+    }
+
+    /// Copies every blob of a fresh snapshot of a directory into the store (only those not
+    /// present, each read once more and checked), then stores the document and sidecar.
+    ///
+    /// Returns how many blobs were added.
+    ///
+    /// # Errors
+    /// [`StoreError::SourceChanged`] if a file changed since it was hashed; [`StoreError::Io`].
+    pub fn store_snapshot_outcome(&self, outcome: &SnapshotOutcome) -> Result<usize, StoreError> {
+        use rayon::prelude::*;
+        let added: Vec<bool> = outcome
+            .snapshot
+            .files()
+            .par_iter()
+            .zip(outcome.fs_paths.par_iter())
+            .map(|(f, p)| self.copy_file_in(p, &f.blob))
+            .collect::<Result<_, _>>()?;
+        let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
+        for (f, was_added) in outcome.snapshot.files().iter().zip(&added) {
+            if *was_added && let Some(parent) = self.object_path(&f.blob).parent() {
+                dirs.insert(parent.to_path_buf());
+            }
+        }
+        for d in &dirs {
+            fsync_dir(d)?;
+        }
+        self.write_snapshot(&outcome.snapshot, &outcome.executable)?;
+        Ok(added.iter().filter(|a| **a).count())
+    }
+}
+
+/// Writes `data` to `dir/name` atomically: a temp file in `dir`, `fsync`, rename over the
+/// target, `fsync` of `dir`.
+///
+/// # Errors
+/// [`StoreError::Io`] naming the file.
+pub fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<(), StoreError> {
+    let target = dir.join(name);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map_err(io_err(dir))?;
+    tmp.write_all(data).map_err(io_err(&target))?;
+    tmp.as_file().sync_all().map_err(io_err(&target))?;
+    tmp.persist(&target).map_err(|e| io_err(&target)(e.error))?;
+    fsync_dir(dir)
+}
+
+/// `fsync` of a directory, so that renames and creations in it are durable.
+///
+/// # Errors
+/// [`StoreError::Io`] naming the directory.
+pub fn fsync_dir(dir: &Path) -> Result<(), StoreError> {
+    File::open(dir)
+        .and_then(|f| f.sync_all())
+        .map_err(io_err(dir))
+}

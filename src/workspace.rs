@@ -1,0 +1,93 @@
+//! A workspace: a directory tree, its store, and its package manifest.
+
+use std::path::{Path, PathBuf};
+
+use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
+use crate::snapshot::{STORE_DIR_NAME, SnapshotOptions};
+use crate::store::{Store, StoreError};
+
+/// A workspace root with the location of its store.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    root: PathBuf,
+    store_dir: PathBuf,
+}
+
+impl Workspace {
+    /// The workspace at `root`, with its store at `store_dir` (default: `root/.genesis`).
+    pub fn new(root: impl Into<PathBuf>, store_dir: Option<PathBuf>) -> Workspace {
+        let root = root.into();
+        let store_dir = store_dir.unwrap_or_else(|| root.join(STORE_DIR_NAME));
+        Workspace { root, store_dir }
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where the store is (it may not exist).
+    pub fn store_dir(&self) -> &Path {
+        &self.store_dir
+    }
+
+    /// The store, if one exists. Never creates it.
+    ///
+    /// # Errors
+    /// [`StoreError::NotAStore`] if the directory exists but is not a store.
+    pub fn existing_store(&self) -> Result<Option<Store>, StoreError> {
+        if self.store_dir.exists() {
+            Store::open(&self.store_dir).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// The store; it must exist.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] (says to run `genesis init`), [`StoreError::NotAStore`].
+    pub fn store(&self) -> Result<Store, StoreError> {
+        Store::open(&self.store_dir)
+    }
+
+    /// Creates the store if needed and opens it.
+    ///
+    /// # Errors
+    /// As [`Store::init`].
+    pub fn init_store(&self) -> Result<Store, StoreError> {
+        Store::init(&self.store_dir)
+    }
+
+    /// The default manifest path, `root/genesis.json`.
+    pub fn manifest_path(&self) -> PathBuf {
+        self.root.join(DEFAULT_MANIFEST)
+    }
+
+    /// Snapshot options for a tree at `dir`: the manifest's `exclude` globs when `dir` holds a
+    /// `genesis.json`, and the store directory left out.
+    ///
+    /// # Errors
+    /// A [`ManifestError`] if `dir/genesis.json` exists but is invalid.
+    pub fn snapshot_options_for(&self, dir: &Path) -> Result<SnapshotOptions, ManifestError> {
+        let mut opts = SnapshotOptions {
+            store_dir: Some(self.store_dir.clone()),
+            ..SnapshotOptions::default()
+        };
+        let manifest_path = dir.join(DEFAULT_MANIFEST);
+        match Manifest::load(&manifest_path) {
+            Ok(m) => {
+                opts.exclude = m.exclude;
+                if let Some(n) = m.limits.max_files {
+                    opts.max_files = n;
+                }
+                if let Some(n) = m.limits.max_file_bytes {
+                    opts.max_file_bytes = n;
+                }
+            }
+            Err(ManifestError::Missing(_)) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(opts)
+    }
+}
