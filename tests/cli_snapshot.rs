@@ -1,0 +1,416 @@
+//! `genesis snapshot`, `check`, `validate` and `init` on edge-case trees: exact paths, hashes,
+//! messages and exit statuses.
+
+mod common;
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use common::{python_identity, run_in, stderr, stdout, write_tree};
+
+fn snapshot_doc(dir: &Path) -> serde_json::Value {
+    let o = run_in(dir, &["snapshot", "--no-store"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn paths(doc: &serde_json::Value) -> Vec<String> {
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn hidden_files_are_included_with_exact_hashes() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[(".hidden", b"h\n"), ("a.txt", b"a\n"), (".dir/x", b"x")],
+    );
+    let doc = snapshot_doc(d.path());
+    assert_eq!(paths(&doc), [".dir/x", ".hidden", "a.txt"]);
+    // sha256("a\n")
+    assert_eq!(
+        doc["files"][2]["blob"],
+        "87428fc522803d31065e7bce3cf03fe475096631e5e07bbd7a0fde60c4cf25c7"
+    );
+    assert_eq!(
+        doc["identity"].as_str().unwrap(),
+        python_identity(&doc.to_string())
+    );
+}
+
+#[test]
+fn gitignore_is_honoured_without_a_git_directory() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[
+            (".gitignore", b"*.log\nbuild/\n!keep.log\n"),
+            ("keep.txt", b"k"),
+            ("x.log", b"l"),
+            ("keep.log", b"kept by negation"),
+            ("build/out.bin", b"o"),
+            ("sub/y.log", b"y"),
+            ("sub/.gitignore", b"local\n"),
+            ("sub/local", b"ignored by nested file"),
+            ("sub/other", b"o"),
+            (".genesisignore", b"secret.txt\n"),
+            ("secret.txt", b"s"),
+        ],
+    );
+    let doc = snapshot_doc(d.path());
+    assert_eq!(
+        paths(&doc),
+        [
+            ".genesisignore",
+            ".gitignore",
+            "keep.log",
+            "keep.txt",
+            "sub/.gitignore",
+            "sub/other"
+        ]
+    );
+}
+
+#[test]
+fn gitignore_above_the_root_is_not_read() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(d.path(), &[(".gitignore", b"*.txt\n"), ("ws/a.txt", b"a")]);
+    let doc = snapshot_doc(&d.path().join("ws"));
+    assert_eq!(paths(&doc), ["a.txt"]);
+}
+
+#[test]
+fn git_directories_are_never_included() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[
+            (".git/config", b"[core]\n"),
+            (".git/objects/ab/cd", b"x"),
+            ("sub/.git/HEAD", b"ref"),
+            ("sub/file", b"f"),
+            (".gitmodules", b""),
+        ],
+    );
+    let doc = snapshot_doc(d.path());
+    assert_eq!(paths(&doc), [".gitmodules", "sub/file"]);
+}
+
+#[test]
+fn store_directory_is_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(d.path(), &[("a", b"a")]);
+    let o = run_in(d.path(), &["init"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_in(d.path(), &["snapshot", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(paths(&v["snapshot"]), ["a", "genesis.json"]);
+    assert_eq!(v["stored"], true);
+    assert_eq!(v["blobs_added"], 2);
+    // The same tree, hashed purely, has the same identity.
+    let pure = snapshot_doc(d.path());
+    assert_eq!(pure["identity"], v["identity"]);
+}
+
+#[test]
+fn symlinks_fifos_are_left_out_and_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    write_tree(
+        r,
+        &[(".gitignore", b"build/\ncache\n"), ("real/f.txt", b"f\n")],
+    );
+    // A directory-only ignore pattern does not match a symlink (git's rule): reported.
+    std::os::unix::fs::symlink("real", r.join("build")).unwrap();
+    // A plain pattern matches the link itself: ignored silently.
+    std::os::unix::fs::symlink("real", r.join("cache")).unwrap();
+    std::os::unix::fs::symlink("does-not-exist", r.join("dangling")).unwrap();
+    let fifo = r.join("pipe");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+
+    let o = run_in(r, &["snapshot", "--no-store", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(paths(&v["snapshot"]), [".gitignore", "real/f.txt"]);
+    assert_eq!(
+        v["skipped"],
+        serde_json::json!([
+            {"path": "build", "reason": "symlink"},
+            {"path": "dangling", "reason": "symlink"},
+            {"path": "pipe", "reason": "fifo"},
+        ])
+    );
+    assert_eq!(
+        stderr(&o),
+        "genesis: skipped build: symbolic link (not followed)\n\
+         genesis: skipped dangling: symbolic link (not followed)\n\
+         genesis: skipped pipe: FIFO\n"
+    );
+}
+
+#[test]
+fn non_utf8_name_is_an_error_unless_ignored() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    write_tree(r, &[("ok", b"o")]);
+    let bad = std::ffi::OsStr::from_bytes(b"bad-\xff.txt");
+    std::fs::write(r.join(bad), b"x").unwrap();
+    let o = run_in(r, &["snapshot", "--no-store"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad-\u{fffd}.txt: file name is not valid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+    std::fs::write(r.join(".genesisignore"), b"bad-*\n").unwrap();
+    let doc = snapshot_doc(r);
+    assert_eq!(paths(&doc), [".genesisignore", "ok"]);
+}
+
+#[test]
+fn backslash_in_a_name_is_an_error_naming_it() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(d.path(), &[("a\\b", b"x")]);
+    let o = run_in(d.path(), &["snapshot", "--no-store"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("backslash is not allowed"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn file_count_limit_4096_ok_4097_refused() {
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..4096 {
+        std::fs::write(d.path().join(format!("f{i:04}")), b"").unwrap();
+    }
+    let o = run_in(d.path(), &["snapshot", "--no-store", "--identity"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::write(d.path().join("one-more"), b"").unwrap();
+    let o = run_in(d.path(), &["snapshot", "--no-store"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: 4097 files found, more than the limit of 4096; leave paths out with \
+         .genesisignore or the manifest's \"exclude\"\n"
+    );
+}
+
+#[test]
+fn file_size_limit_names_the_file() {
+    let d = tempfile::tempdir().unwrap();
+    let f = std::fs::File::create(d.path().join("huge.bin")).unwrap();
+    f.set_len(268_435_457).unwrap(); // sparse: costs no disk
+    let o = run_in(d.path(), &["snapshot", "--no-store"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains("huge.bin: 268435457 bytes, more than the limit of 268435456 bytes per file"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn empty_file_has_the_empty_blob() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(d.path(), &[("empty", b"")]);
+    let doc = snapshot_doc(d.path());
+    assert_eq!(
+        doc["files"],
+        serde_json::json!([{
+            "path": "empty",
+            "blob": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+            "bytes": 0
+        }])
+    );
+    assert_eq!(
+        doc["identity"],
+        "c9ff50692a46019c44eb8cf8c6c1a39639b6c8c4723db2ad35510d643680187a"
+    );
+}
+
+#[test]
+fn no_store_never_creates_a_store_and_snapshot_without_store_creates_none() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(d.path(), &[("a", b"a")]);
+    let o = run_in(d.path(), &["snapshot"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!d.path().join(".genesis").exists());
+}
+
+#[test]
+fn stored_snapshot_round_trips_and_corruption_is_caught() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    write_tree(r, &[("a.txt", b"one\n")]);
+    assert_eq!(run_in(r, &["init"]).status.code(), Some(0));
+    let id1 = stdout(&run_in(r, &["snapshot", "--identity"]))
+        .trim()
+        .to_owned();
+    std::fs::write(r.join("a.txt"), b"two\n").unwrap();
+    let id2 = stdout(&run_in(r, &["snapshot", "--identity"]))
+        .trim()
+        .to_owned();
+    let o = run_in(r, &["diff", &id1[..8], &id2]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n"
+    );
+    // Corrupt the blob of "one\n" in the store.
+    let one = genesis::Digest::of(b"one\n").to_string();
+    let obj = r.join(".genesis/objects").join(&one[..2]).join(&one[2..]);
+    std::fs::write(&obj, b"evil\n").unwrap();
+    let o = run_in(r, &["diff", &id1, &id2]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        stderr(&o).contains("corrupt store object: expected"),
+        "{}",
+        stderr(&o)
+    );
+    // Unknown identity: usage error.
+    let o = run_in(r, &["diff", &"0".repeat(64), &id2]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no snapshot 0000"), "{}", stderr(&o));
+}
+
+#[test]
+fn check_matches_and_lists_differences() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    write_tree(r, &[("a", b"a"), ("b", b"b")]);
+    let doc = stdout(&run_in(r, &["snapshot", "--no-store"]));
+    let expect_file = d.path().join("..").join(format!(
+        "expected-{}.json",
+        r.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&expect_file, &doc).unwrap();
+    let id = serde_json::from_str::<serde_json::Value>(&doc).unwrap()["identity"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let o = run_in(r, &["check", "--expect", &id]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::write(r.join("a"), b"changed").unwrap();
+    std::fs::remove_file(r.join("b")).unwrap();
+    std::fs::write(r.join("c"), b"new").unwrap();
+    let o = run_in(
+        r,
+        &["check", "--json", "--expect", expect_file.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["match"], false);
+    assert_eq!(
+        v["differences"],
+        serde_json::json!([
+            {"status": "M", "path": "a"},
+            {"status": "D", "path": "b"},
+            {"status": "A", "path": "c"}
+        ])
+    );
+    std::fs::remove_file(&expect_file).unwrap();
+    let o = run_in(r, &["check", "--expect", "nonsense"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn validate_reports_pointers_and_exit_codes() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    let good = common::repo_root().join("testdata/identity/nested.json");
+    let o = run_in(r, &["validate", good.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let session = serde_json::json!({
+        "schema": "genesis/agent-transaction-v0.1",
+        "session": "s1",
+        "package_manifest": "genesis.json",
+        "base_snapshot": "a".repeat(64),
+        "current_snapshot": "a".repeat(64),
+        "status": "open",
+        "patches": [{"patch": "b".repeat(64), "before_snapshot": "a".repeat(64),
+                     "after_snapshot": "NOT-A-HASH", "obligations_ok": true, "acceptance": null}],
+        "verification": null
+    });
+    std::fs::write(r.join("s.json"), session.to_string()).unwrap();
+    let o = run_in(r, &["validate", "--json", "s.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["files"][0]["kind"], "session");
+    assert_eq!(
+        v["files"][0]["violations"][0]["pointer"],
+        "/patches/0/after_snapshot"
+    );
+    std::fs::write(r.join("bad.json"), b"{not json").unwrap();
+    let o = run_in(r, &["validate", "bad.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.json: invalid JSON"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn init_writes_a_valid_manifest_and_keeps_an_existing_one() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    let o = run_in(r, &["init"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(r.join(".genesis/format")).unwrap(),
+        "genesis-store 1\n"
+    );
+    let o = run_in(r, &["validate", "genesis.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    std::fs::write(
+        r.join("genesis.json"),
+        b"{\"schema\":\"genesis/manifest-v0.1\",\"obligations\":[]}",
+    )
+    .unwrap();
+    let o = run_in(r, &["init"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("kept as it is"));
+    assert_eq!(
+        std::fs::read(r.join("genesis.json")).unwrap(),
+        b"{\"schema\":\"genesis/manifest-v0.1\",\"obligations\":[]}"
+    );
+    std::fs::write(r.join("genesis.json"), b"{oops").unwrap();
+    let o = run_in(r, &["snapshot"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("genesis.json: invalid JSON"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn manifest_exclude_globs_apply() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[
+            (
+                "genesis.json",
+                br#"{"schema":"genesis/manifest-v0.1","exclude":["*.tmp","target/"]}"#,
+            ),
+            ("a.tmp", b"t"),
+            ("target/debug/x", b"x"),
+            ("src/lib.rs", b"l"),
+        ],
+    );
+    let doc = snapshot_doc(d.path());
+    assert_eq!(paths(&doc), ["genesis.json", "src/lib.rs"]);
+}
