@@ -1,0 +1,94 @@
+//! Real history: this repository's own commits.
+//!
+//! For up to the last 30 commits on the first-parent line, each commit is exported with
+//! `git archive`, and for each consecutive pair: `genesis diff --name-status` lists exactly the
+//! paths `git diff --name-status --no-renames` lists, and `git apply` of the `genesis diff`
+//! output on the parent's tree reproduces the child's identity.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{repo_root, run_in, stderr, stdout};
+
+fn git(args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("git runs");
+    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn export(commit: &str, dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let archive = Command::new("git")
+        .args(["archive", "--format=tar", commit])
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(archive.status.success());
+    let mut tar = Command::new("tar")
+        .args(["-x", "-C"])
+        .arg(dir)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    tar.stdin.take().unwrap().write_all(&archive.stdout).unwrap();
+    assert!(tar.wait().unwrap().success());
+}
+
+fn identity(dir: &Path) -> String {
+    let o = run_in(dir, &["snapshot", "--no-store", "--identity"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stdout(&o).trim().to_owned()
+}
+
+#[test]
+fn diff_between_consecutive_commits_matches_git() {
+    let commits: Vec<String> = git(&["rev-list", "--first-parent", "-n", "31", "HEAD"])
+        .lines()
+        .rev()
+        .map(str::to_owned)
+        .collect();
+    assert!(!commits.is_empty());
+    let tmp = tempfile::tempdir().unwrap();
+    for c in &commits {
+        export(c, &tmp.path().join(c));
+    }
+    let mut pairs = 0;
+    for pair in commits.windows(2) {
+        let (parent, child) = (&pair[0], &pair[1]);
+        let (pdir, cdir) = (tmp.path().join(parent), tmp.path().join(child));
+        let ours = run_in(tmp.path(), &["diff", "--name-status", parent, child]);
+        assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+        let theirs = git(&["diff", "--name-status", "--no-renames", parent, child]);
+        assert_eq!(stdout(&ours), theirs, "{parent}..{child}");
+
+        let patch = run_in(tmp.path(), &["diff", parent, child]);
+        assert_eq!(patch.status.code(), Some(0));
+        let work = tmp.path().join(format!("apply-{child}"));
+        let cp = Command::new("cp").arg("-a").arg(&pdir).arg(&work).status().unwrap();
+        assert!(cp.success());
+        let patch_file = tmp.path().join(format!("{child}.diff"));
+        std::fs::write(&patch_file, &patch.stdout).unwrap();
+        let applied = Command::new("git")
+            .args(["apply", "--binary", "--whitespace=nowarn"])
+            .arg(&patch_file)
+            .current_dir(&work)
+            .env("GIT_CEILING_DIRECTORIES", tmp.path())
+            .output()
+            .unwrap();
+        assert!(
+            applied.status.success(),
+            "git apply {parent}..{child}: {}",
+            String::from_utf8_lossy(&applied.stderr)
+        );
+        assert_eq!(identity(&work), identity(&cdir), "{parent}..{child}");
+        pairs += 1;
+    }
+    eprintln!("checked {pairs} commit pairs");
+}
