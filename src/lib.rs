@@ -10,12 +10,18 @@
 //! (git-style diffs between trees), [`check`] (does a tree match an expected snapshot),
 //! [`schema`] (the bundled JSON Schemas), [`workspace`] (a workspace with its store and
 //! manifest).
+pub mod apply;
 pub mod check;
 pub mod diff;
+pub mod engine;
 pub mod hash;
 pub mod manifest;
+pub mod materialize;
+pub mod obligation;
+pub mod patch;
 pub mod path;
 pub mod schema;
+pub mod session;
 pub mod snapshot;
 pub mod store;
 pub mod workspace;

@@ -65,6 +65,16 @@ pub enum StoreError {
         /// How many match.
         count: usize,
     },
+    /// Another process holds the store lock.
+    #[error("store {} is locked by {}; waited {waited_s} s (pass --wait SECONDS to wait longer)", .path.display(), .pid.map_or("another process".to_owned(), |p| format!("pid {p}")))]
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+        /// The holder's process id, when it wrote one.
+        pid: Option<u32>,
+        /// How long this process waited, in seconds.
+        waited_s: u64,
+    },
     /// Content whose hash is not its name.
     #[error("{}: corrupt store object: expected {expected}, content hashes to {actual}", .path.display())]
     Corrupt {
@@ -472,6 +482,61 @@ impl Store {
         }
         self.write_snapshot(&outcome.snapshot, &outcome.executable)?;
         Ok(added.iter().filter(|a| **a).count())
+    }
+}
+
+/// An exclusive lock on the store (`lock` file, `flock`), released when dropped.
+#[derive(Debug)]
+pub struct StoreLock {
+    file: File,
+}
+
+impl Drop for StoreLock {
+    fn drop(&mut self) {
+        let _ = self.file.set_len(0);
+        let _ = self.file.unlock();
+    }
+}
+
+impl Store {
+    /// Takes the store's exclusive lock, waiting up to `wait` for another holder to let go.
+    /// The holder's pid is written into the lock file for the error message of the next one.
+    ///
+    /// # Errors
+    /// [`StoreError::Locked`] (with the holder's pid) after `wait`; [`StoreError::Io`].
+    pub fn lock(&self, wait: std::time::Duration) -> Result<StoreLock, StoreError> {
+        let path = self.root.join("lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        let start = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if start.elapsed() >= wait {
+                        let pid = std::fs::read_to_string(&path)
+                            .ok()
+                            .and_then(|s| s.trim().parse().ok());
+                        return Err(StoreError::Locked {
+                            path,
+                            pid,
+                            waited_s: wait.as_secs(),
+                        });
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&path)(e)),
+            }
+        }
+        let mut f = &file;
+        let _ = file.set_len(0);
+        let _ = f.write_all(format!("{}\n", std::process::id()).as_bytes());
+        Ok(StoreLock { file })
     }
 }
 

@@ -18,7 +18,11 @@ fn git(args: &[&str]) -> String {
         .current_dir(repo_root())
         .output()
         .expect("git runs");
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8(o.stdout).unwrap()
 }
 
@@ -37,7 +41,11 @@ fn export(commit: &str, dir: &Path) {
         .spawn()
         .unwrap();
     use std::io::Write;
-    tar.stdin.take().unwrap().write_all(&archive.stdout).unwrap();
+    tar.stdin
+        .take()
+        .unwrap()
+        .write_all(&archive.stdout)
+        .unwrap();
     assert!(tar.wait().unwrap().success());
 }
 
@@ -71,7 +79,12 @@ fn diff_between_consecutive_commits_matches_git() {
         let patch = run_in(tmp.path(), &["diff", parent, child]);
         assert_eq!(patch.status.code(), Some(0));
         let work = tmp.path().join(format!("apply-{child}"));
-        let cp = Command::new("cp").arg("-a").arg(&pdir).arg(&work).status().unwrap();
+        let cp = Command::new("cp")
+            .arg("-a")
+            .arg(&pdir)
+            .arg(&work)
+            .status()
+            .unwrap();
         assert!(cp.success());
         let patch_file = tmp.path().join(format!("{child}.diff"));
         std::fs::write(&patch_file, &patch.stdout).unwrap();

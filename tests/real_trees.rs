@@ -16,7 +16,8 @@ fn registry_trees() -> Vec<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
     let mut out = Vec::new();
-    for index in std::fs::read_dir(home.join("registry/src")).expect("cargo registry sources exist") {
+    for index in std::fs::read_dir(home.join("registry/src")).expect("cargo registry sources exist")
+    {
         let index = index.unwrap().path();
         for krate in std::fs::read_dir(&index).unwrap() {
             out.push(krate.unwrap().path());
@@ -29,7 +30,10 @@ fn registry_trees() -> Vec<PathBuf> {
 fn plain_walk(root: &Path) -> (BTreeSet<String>, bool) {
     let mut files = BTreeSet::new();
     let mut has_ignore_files = false;
-    for e in walkdir::WalkDir::new(root).into_iter().filter_entry(|e| e.file_name() != ".git") {
+    for e in walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".git")
+    {
         let e = e.unwrap();
         let name = e.file_name().to_string_lossy();
         if name == ".gitignore" || name == ".genesisignore" {
@@ -64,7 +68,11 @@ fn sha256sum(root: &Path, paths: &[String]) -> BTreeMap<String, String> {
 #[test]
 fn registry_sources_match_sha256sum_and_python() {
     let trees = registry_trees();
-    assert!(trees.len() >= 20, "expected the crates of this build, found {}", trees.len());
+    assert!(
+        trees.len() >= 20,
+        "expected the crates of this build, found {}",
+        trees.len()
+    );
     let (mut checked_trees, mut checked_files, mut exact_membership) = (0, 0, 0);
     for root in &trees {
         let (walked, has_ignore) = plain_walk(root);
@@ -72,21 +80,40 @@ fn registry_sources_match_sha256sum_and_python() {
             continue;
         }
         let o = run_in(root, &["snapshot", "--no-store", "--json"]);
-        assert_eq!(o.status.code(), Some(0), "{}: {}", root.display(), stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}: {}",
+            root.display(),
+            stderr(&o)
+        );
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let doc = &v["snapshot"];
         let files = doc["files"].as_array().unwrap();
-        let paths: Vec<String> = files.iter().map(|f| f["path"].as_str().unwrap().to_owned()).collect();
+        let paths: Vec<String> = files
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_owned())
+            .collect();
         let sums = sha256sum(root, &paths);
         for f in files {
             let p = f["path"].as_str().unwrap();
-            assert_eq!(f["blob"].as_str().unwrap(), sums[p], "{}/{p}", root.display());
+            assert_eq!(
+                f["blob"].as_str().unwrap(),
+                sums[p],
+                "{}/{p}",
+                root.display()
+            );
             let len = std::fs::metadata(root.join(p)).unwrap().len();
             assert_eq!(f["bytes"].as_u64().unwrap(), len, "{}/{p}", root.display());
         }
         let mut sorted = paths.clone();
         sorted.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-        assert_eq!(paths, sorted, "{}: files sorted by UTF-8 bytes", root.display());
+        assert_eq!(
+            paths,
+            sorted,
+            "{}: files sorted by UTF-8 bytes",
+            root.display()
+        );
         assert_eq!(
             doc["identity"].as_str().unwrap(),
             python_identity(&doc.to_string()),

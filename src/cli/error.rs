@@ -2,7 +2,9 @@
 //! 1 a definite "no", 2 bad input or usage, 3 state conflict, 4 I/O or internal error.
 
 use genesis::diff::DiffError;
+use genesis::engine::EngineError;
 use genesis::manifest::ManifestError;
+use genesis::session::SessionError;
 use genesis::snapshot::SnapshotError;
 use genesis::store::StoreError;
 
@@ -66,6 +68,7 @@ impl From<StoreError> for CliError {
             | StoreError::NotAStore(_)
             | StoreError::NoSuchSnapshot { .. }
             | StoreError::Ambiguous { .. } => 2,
+            StoreError::Locked { .. } => 3,
             _ => 4,
         };
         CliError {
@@ -99,6 +102,39 @@ impl From<DiffError> for CliError {
                 message: String::new(),
             },
             other => CliError::io(other.to_string()),
+        }
+    }
+}
+
+impl From<SessionError> for CliError {
+    fn from(e: SessionError) -> Self {
+        match e {
+            SessionError::Store(s) => s.into(),
+            SessionError::NotFound(_) | SessionError::Exists(_) => CliError::usage(e.to_string()),
+            SessionError::Invalid { .. } => CliError {
+                code: 4,
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+impl From<EngineError> for CliError {
+    fn from(e: EngineError) -> Self {
+        let code = match e {
+            EngineError::Store(s) => return s.into(),
+            EngineError::Session(s) => return s.into(),
+            EngineError::Manifest(m) => return m.into(),
+            EngineError::Snapshot(s) => return s.into(),
+            EngineError::Patch(_) | EngineError::Invalid(_) | EngineError::Unsafe { .. } => 2,
+            EngineError::NotOpen { .. }
+            | EngineError::NotVerified { .. }
+            | EngineError::Conflict { .. } => 3,
+            EngineError::Materialize(_) | EngineError::Io { .. } => 4,
+        };
+        CliError {
+            code,
+            message: e.to_string(),
         }
     }
 }

@@ -1,11 +1,18 @@
 //! Command-line front end: one file per subcommand; all logic lives in the library.
 
+mod abort;
+mod apply;
 mod check;
 mod diff;
 mod error;
 mod init;
+mod open;
+mod patch;
+mod replay;
 mod snapshot;
+mod status;
 mod validate;
+mod verify;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +38,9 @@ pub struct Cli {
     /// Print one JSON document on standard output instead of human output.
     #[arg(long, global = true)]
     json: bool,
+    /// Seconds to wait for another process's store lock before exit 3.
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10)]
+    wait: u64,
     #[command(subcommand)]
     command: Command,
 }
@@ -47,6 +57,20 @@ enum Command {
     Check(check::Args),
     /// Validate session, snapshot and manifest documents against the bundled schemas.
     Validate(validate::Args),
+    /// Open a session on the workspace as it is now; prints the session id.
+    Open(open::Args),
+    /// Record a patch (a diff, or a directory's state) in a session.
+    Patch(patch::Args),
+    /// Run the manifest's obligations on the session's current snapshot.
+    Verify(verify::Args),
+    /// Write a verified session into the workspace, atomically.
+    Apply(apply::Args),
+    /// Throw a session away; the workspace is not touched.
+    Abort(abort::Args),
+    /// Show a session, or list all sessions.
+    Status(status::Args),
+    /// Re-derive every patch's after_snapshot from the stored patch texts.
+    Replay(replay::Args),
 }
 
 /// What every command gets: the global options.
@@ -57,6 +81,8 @@ pub struct Context {
     pub store_arg: Option<PathBuf>,
     /// `--json` was given.
     pub json: bool,
+    /// `--wait` seconds for the store lock.
+    pub wait: u64,
 }
 
 impl Context {
@@ -68,6 +94,11 @@ impl Context {
             .or_else(|| dir.map(std::path::Path::to_path_buf))
             .unwrap_or_else(|| PathBuf::from("."));
         Workspace::new(root, self.store_arg.clone())
+    }
+
+    /// How long to wait for the store lock.
+    pub fn wait(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.wait)
     }
 
     /// The workspace named by `--workspace` (default `.`).
@@ -90,6 +121,7 @@ pub fn run() -> ExitCode {
         workspace_arg: cli.workspace.clone(),
         store_arg: cli.store.clone(),
         json: cli.json,
+        wait: cli.wait,
     };
     let result = match &cli.command {
         Command::Init(a) => init::run(&ctx, a),
@@ -97,6 +129,13 @@ pub fn run() -> ExitCode {
         Command::Diff(a) => diff::run(&ctx, a),
         Command::Check(a) => check::run(&ctx, a),
         Command::Validate(a) => validate::run(&ctx, a),
+        Command::Open(a) => open::run(&ctx, a),
+        Command::Patch(a) => patch::run(&ctx, a),
+        Command::Verify(a) => verify::run(&ctx, a),
+        Command::Apply(a) => apply::run(&ctx, a),
+        Command::Abort(a) => abort::run(&ctx, a),
+        Command::Status(a) => status::run(&ctx, a),
+        Command::Replay(a) => replay::run(&ctx, a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

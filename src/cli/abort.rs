@@ -1,0 +1,24 @@
+//! `genesis abort SESSION`: throw the session away.
+
+use genesis::engine::Engine;
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis abort`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The session id.
+    session: String,
+}
+
+/// Aborts; the workspace is not touched.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let engine = Engine::new(ctx.workspace(), false)?.with_lock_wait(ctx.wait());
+    let session = engine.abort(&args.session)?;
+    if ctx.json {
+        super::print_json(&serde_json::json!({ "session": session }));
+    } else {
+        println!("aborted session {}", session.session);
+    }
+    Ok(0)
+}

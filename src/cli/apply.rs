@@ -1,0 +1,51 @@
+//! `genesis apply SESSION [--dry-run] [--strict]`: write the session into the workspace.
+
+use genesis::engine::{ApplyOptions, Engine};
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis apply`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The session id.
+    session: String,
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Require the whole workspace to equal the base snapshot, not only the changed paths.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// Applies; exit 3 on a conflict or an unverified session.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let engine = Engine::new(ctx.workspace(), false)?.with_lock_wait(ctx.wait());
+    let out = engine.apply(
+        &args.session,
+        &ApplyOptions {
+            dry_run: args.dry_run,
+            strict: args.strict,
+        },
+    )?;
+    if ctx.json {
+        super::print_json(&serde_json::json!({
+            "session": out.session,
+            "written": out.written,
+            "changes": out.changes.iter().map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path})).collect::<Vec<_>>(),
+        }));
+    } else {
+        for c in &out.changes {
+            println!("{}\t{}", c.status.letter(), c.path);
+        }
+        if out.written {
+            println!(
+                "applied session {}: {} file(s) changed",
+                out.session.session,
+                out.changes.len()
+            );
+        } else {
+            println!("dry run: {} file(s) would change", out.changes.len());
+        }
+    }
+    Ok(0)
+}

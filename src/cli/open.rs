@@ -1,0 +1,65 @@
+//! `genesis open`: start a session on the workspace as it is now.
+
+use std::path::PathBuf;
+
+use genesis::WorkspacePath;
+use genesis::engine::{Engine, OpenOptions};
+use genesis::session::SessionId;
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis open`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Session id ([A-Za-z0-9_-], 1 to 64 characters). Default: a fresh UUIDv7.
+    #[arg(long)]
+    session: Option<String>,
+    /// Manifest path relative to the workspace root. Default: genesis.json.
+    #[arg(long, value_name = "PATH")]
+    manifest: Option<String>,
+    /// Also write the base snapshot into DIR (new or empty, outside the workspace) for the
+    /// agent to edit; record its edits with `genesis patch SESSION --from DIR`.
+    #[arg(long, value_name = "DIR")]
+    checkout: Option<PathBuf>,
+}
+
+/// Opens the session and prints its id.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let session = match &args.session {
+        Some(s) => Some(SessionId::new(s).map_err(|e| CliError::usage(e.to_string()))?),
+        None => None,
+    };
+    let manifest = match &args.manifest {
+        Some(m) => Some(
+            WorkspacePath::new(m.as_str())
+                .map_err(|e| CliError::usage(format!("--manifest: {e}")))?,
+        ),
+        None => None,
+    };
+    let engine = Engine::new(ctx.workspace(), true)?.with_lock_wait(ctx.wait());
+    let out = engine.open(&OpenOptions {
+        session,
+        manifest,
+        checkout: args.checkout.clone(),
+    })?;
+    for s in &out.skipped {
+        eprintln!("genesis: skipped {}: {}", s.path, s.reason);
+    }
+    if ctx.json {
+        super::print_json(&serde_json::json!({
+            "session": out.session,
+            "checkout": out.checkout,
+            "skipped": out.skipped,
+        }));
+    } else {
+        println!("{}", out.session.session);
+        eprintln!(
+            "genesis: opened session {} on snapshot {}",
+            out.session.session, out.session.base_snapshot
+        );
+        if let Some(d) = &out.checkout {
+            eprintln!("genesis: checkout in {}", d.display());
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,102 @@
+//! `genesis patch SESSION [DIFF|-]` / `--from DIR`: record a patch.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use genesis::engine::{Engine, PatchInput, VerifyOptions};
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis patch`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The session id.
+    session: String,
+    /// A git-style unified diff file, or `-` for standard input (the default).
+    #[arg(conflicts_with = "from")]
+    diff: Option<PathBuf>,
+    /// Take this directory's snapshot as the new state (the engine writes the diff).
+    #[arg(long, value_name = "DIR")]
+    from: Option<PathBuf>,
+    /// Verify the new snapshot right away (runs the obligations).
+    #[arg(long)]
+    verify: bool,
+    /// With --verify: run obligations in DIR, synced incrementally.
+    #[arg(long, value_name = "DIR", requires = "verify")]
+    workdir: Option<PathBuf>,
+}
+
+/// Records the patch; exit 1 when `--verify` ran and an obligation failed.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let engine = Engine::new(ctx.workspace(), false)?.with_lock_wait(ctx.wait());
+    let bytes;
+    let input = match &args.from {
+        Some(dir) => {
+            if !dir.is_dir() {
+                return Err(CliError::usage(format!(
+                    "--from {}: not a directory",
+                    dir.display()
+                )));
+            }
+            PatchInput::Dir(dir)
+        }
+        None => {
+            bytes = match &args.diff {
+                Some(p) if p.as_os_str() != "-" => std::fs::read(p).map_err(|e| {
+                    CliError::usage(format!("{}: cannot read the diff: {e}", p.display()))
+                })?,
+                _ => {
+                    let mut b = Vec::new();
+                    std::io::stdin()
+                        .read_to_end(&mut b)
+                        .map_err(|e| CliError::io(format!("standard input: {e}")))?;
+                    b
+                }
+            };
+            PatchInput::Diff(&bytes)
+        }
+    };
+    let vopts = VerifyOptions {
+        workdir: args.workdir.clone(),
+    };
+    let mut observer = super::verify::Progress::new(!ctx.json);
+    let verify = if args.verify {
+        Some((&vopts, &mut observer as &mut dyn genesis::engine::Observer))
+    } else {
+        None
+    };
+    let out = engine.patch(&args.session, input, verify)?;
+    let ok = out
+        .verification
+        .as_ref()
+        .is_none_or(|v| v.record.obligations_ok);
+    if ctx.json {
+        super::print_json(&serde_json::json!({
+            "session": out.session,
+            "entry": out.entry,
+            "changes": out.changes.iter().map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path})).collect::<Vec<_>>(),
+            "static": out.static_results,
+            "acceptance": out.verification.as_ref().map(|v| &v.record),
+        }));
+    } else {
+        match &out.entry {
+            None => println!("no changes; nothing recorded"),
+            Some(e) => {
+                for c in &out.changes {
+                    println!("{}\t{}", c.status.letter(), c.path);
+                }
+                println!(
+                    "patch {} recorded: {} → {}",
+                    e.patch, e.before_snapshot, e.after_snapshot
+                );
+                for s in out.static_results.iter().filter(|s| !s.passed) {
+                    println!("static obligation {} fails: {}", s.id, s.paths.join(", "));
+                }
+            }
+        }
+        if let Some(v) = &out.verification {
+            super::verify::print_summary(v);
+        }
+    }
+    Ok(if ok { 0 } else { 1 })
+}

@@ -1,0 +1,59 @@
+//! `genesis replay SESSION`: re-derive every `after_snapshot` from the stored patch texts.
+
+use genesis::engine::Engine;
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis replay`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The session id.
+    session: String,
+}
+
+/// Exit 0 when every patch reproduces its recorded snapshot, 1 when one does not.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let engine = Engine::new(ctx.workspace(), false)?;
+    let steps = engine.replay(&args.session)?;
+    let all = steps.iter().all(|s| s.matches());
+    if ctx.json {
+        let rows: Vec<_> = steps
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "index": s.index,
+                    "recorded": s.recorded,
+                    "replayed": s.replayed,
+                    "modes_match": s.modes_match,
+                    "match": s.matches(),
+                    "error": s.error,
+                })
+            })
+            .collect();
+        super::print_json(&serde_json::json!({ "match": all, "patches": rows }));
+    } else {
+        for s in &steps {
+            match (&s.error, s.matches()) {
+                (Some(e), _) => println!("patch {}: does not apply: {e}", s.index + 1),
+                (None, true) => println!("patch {}: ok {}", s.index + 1, s.recorded),
+                (None, false) => println!(
+                    "patch {}: MISMATCH recorded {} replayed {}{}",
+                    s.index + 1,
+                    s.recorded,
+                    s.replayed.map(|d| d.to_string()).unwrap_or_default(),
+                    if s.modes_match {
+                        ""
+                    } else {
+                        " (executable bits differ)"
+                    }
+                ),
+            }
+        }
+        println!(
+            "{}: {} patch(es) replayed",
+            if all { "ok" } else { "MISMATCH" },
+            steps.len()
+        );
+    }
+    Ok(if all { 0 } else { 1 })
+}

@@ -1,0 +1,108 @@
+//! `genesis status [SESSION]`: show one session, or list them all.
+
+use genesis::engine::Engine;
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis status`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The session id. Default: list every session.
+    session: Option<String>,
+}
+
+/// Prints the session document (`--json`) or a summary.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let engine = Engine::new(ctx.workspace(), false)?;
+    let Some(id) = &args.session else {
+        let mut rows = Vec::new();
+        for id in engine.sessions()? {
+            match engine.status(&id) {
+                Ok((s, _)) => rows.push(serde_json::json!({
+                    "session": id,
+                    "status": s.status,
+                    "patches": s.patches.len(),
+                    "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
+                    "current_snapshot": s.current_snapshot,
+                })),
+                Err(e) => rows.push(serde_json::json!({"session": id, "error": e.to_string()})),
+            }
+        }
+        if ctx.json {
+            super::print_json(&serde_json::json!({ "sessions": rows }));
+        } else {
+            for r in &rows {
+                match r.get("error") {
+                    Some(e) => println!(
+                        "{}\tINVALID: {}",
+                        r["session"].as_str().unwrap_or(""),
+                        e.as_str().unwrap_or("")
+                    ),
+                    None => println!(
+                        "{}\t{}\t{} patch(es)\t{}",
+                        r["session"].as_str().unwrap_or(""),
+                        r["status"].as_str().unwrap_or(""),
+                        r["patches"],
+                        if r["verified"] == true {
+                            "verified"
+                        } else {
+                            "not verified"
+                        }
+                    ),
+                }
+            }
+        }
+        return Ok(0);
+    };
+    let (s, state) = engine.status(id)?;
+    if ctx.json {
+        super::print_json(&serde_json::json!({ "session": s, "logs": state.logs }));
+    } else {
+        println!("session {}: {}", s.session, s.status);
+        println!("manifest: {}", s.package_manifest);
+        println!("base:     {}", s.base_snapshot);
+        println!("current:  {}", s.current_snapshot);
+        for (i, p) in s.patches.iter().enumerate() {
+            println!(
+                "patch {}: {} → {} {}",
+                i + 1,
+                &p.before_snapshot.to_string()[..12],
+                &p.after_snapshot.to_string()[..12],
+                if p.obligations_ok {
+                    ""
+                } else {
+                    "(static obligations fail)"
+                }
+            );
+        }
+        match &s.verification {
+            None => println!("verification: none"),
+            Some(v) => println!(
+                "verification: {} of {}{} (acceptance {})",
+                if v.obligations_ok { "passed" } else { "FAILED" },
+                v.snapshot,
+                if v.snapshot == s.current_snapshot {
+                    ""
+                } else {
+                    ", stale: not the current snapshot"
+                },
+                v.acceptance
+            ),
+        }
+        for l in &state.logs {
+            println!(
+                "  obligation {}: {} ({:.2} s) stdout {} stderr {}",
+                l.id,
+                match (l.timed_out, l.exit_code) {
+                    (true, _) => "timed out".to_owned(),
+                    (false, Some(c)) => format!("exit {c}"),
+                    (false, None) => "killed".to_owned(),
+                },
+                l.seconds,
+                l.stdout,
+                l.stderr
+            );
+        }
+    }
+    Ok(0)
+}

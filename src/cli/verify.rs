@@ -1,0 +1,109 @@
+//! `genesis verify SESSION [--workdir DIR]`: run the obligations on the current snapshot.
+
+use std::path::PathBuf;
+
+use genesis::engine::{Engine, Observer, VerifyOptions, VerifyOutcome};
+use genesis::obligation::CommandResult;
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis verify`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The session id.
+    session: String,
+    /// Run obligations in DIR, synced incrementally so build caches survive. Default: a
+    /// scratch directory, removed afterwards.
+    #[arg(long, value_name = "DIR")]
+    workdir: Option<PathBuf>,
+}
+
+/// Prints obligation progress on standard error.
+pub struct Progress {
+    on: bool,
+}
+
+impl Progress {
+    /// A progress printer; silent when `on` is false.
+    pub fn new(on: bool) -> Self {
+        Progress { on }
+    }
+}
+
+impl Observer for Progress {
+    fn obligation_started(&mut self, id: &str, run: &[String]) {
+        if self.on {
+            eprintln!("genesis: obligation {id}: running {}", run.join(" "));
+        }
+    }
+    fn obligation_finished(&mut self, r: &CommandResult) {
+        if !self.on {
+            return;
+        }
+        let how = if r.timed_out {
+            format!("killed after the {} s timeout", r.obligation.timeout_s)
+        } else {
+            match r.exit_code {
+                Some(c) => format!("exit {c}"),
+                None => "killed by a signal".into(),
+            }
+        };
+        let verdict = if r.passed() { "passed" } else { "FAILED" };
+        eprintln!(
+            "genesis: obligation {}: {verdict} ({how}, {:.2} s)",
+            r.obligation.id, r.seconds
+        );
+        if !r.passed() {
+            for (name, data) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+                let text = String::from_utf8_lossy(data);
+                let lines: Vec<&str> = text.lines().collect();
+                let tail = &lines[lines.len().saturating_sub(20)..];
+                for l in tail {
+                    eprintln!("  {name}| {l}");
+                }
+            }
+        }
+    }
+}
+
+/// Prints the verification summary on standard output.
+pub fn print_summary(v: &VerifyOutcome) {
+    for s in &v.record.static_results {
+        if !s.passed {
+            println!("static obligation {} fails: {}", s.id, s.paths.join(", "));
+        }
+    }
+    println!(
+        "{} snapshot {} acceptance {}",
+        if v.record.obligations_ok {
+            "verified"
+        } else {
+            "FAILED"
+        },
+        v.record.snapshot,
+        v.acceptance
+    );
+}
+
+/// Verifies; exit 1 when an obligation fails.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let engine = Engine::new(ctx.workspace(), false)?.with_lock_wait(ctx.wait());
+    let mut progress = Progress::new(!ctx.json);
+    let out = engine.verify(
+        &args.session,
+        &VerifyOptions {
+            workdir: args.workdir.clone(),
+        },
+        &mut progress,
+    )?;
+    if ctx.json {
+        super::print_json(&serde_json::json!({
+            "session": out.session,
+            "acceptance": out.acceptance,
+            "record": out.record,
+        }));
+    } else {
+        print_summary(&out);
+    }
+    Ok(if out.record.obligations_ok { 0 } else { 1 })
+}

@@ -1,0 +1,945 @@
+//! The session lifecycle (DESIGN section 4): `open` → any number of `patch` → `verify` →
+//! `apply` | `abort`, plus `status` and `replay`.
+//!
+//! Every operation takes the store lock while it reads and writes session state (`verify`
+//! releases it while obligations run and re-checks afterwards), so two processes never
+//! corrupt a session. Every session document written is valid against 004 `#/$defs/session`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::diff::{Change, DiffOptions, Tree, changes, write_git_diff};
+use crate::hash::Digest;
+use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
+use crate::materialize::{MaterializeError, MaterializeOptions, materialize};
+use crate::obligation::{
+    AcceptanceRecord, CommandResult, StaticResult, run_command, static_checks,
+};
+use crate::patch::{FileChange, PatchError, PreImage, apply_patch};
+use crate::path::WorkspacePath;
+use crate::session::{
+    self, MAX_PATCHES, ObligationLog, PatchEntry, SESSION_SCHEMA, Session, SessionError, SessionId,
+    SessionState, SnapshotState, Status, Verification,
+};
+use crate::snapshot::{
+    Skipped, Snapshot, SnapshotDocumentError, SnapshotError, SnapshotFile, SnapshotOptions,
+    snapshot_dir,
+};
+use crate::store::{Store, StoreError, StoreLock};
+use crate::workspace::Workspace;
+
+/// Errors of session operations. Each names the session, path, field or hunk.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// Store failure, corruption or lock.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Session missing, invalid or duplicate.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// Manifest missing or invalid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// Snapshotting a directory failed.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// The patch was refused; nothing was recorded.
+    #[error("patch refused, nothing recorded: {0}")]
+    Patch(#[from] PatchError),
+    /// Writing a snapshot into a directory failed.
+    #[error(transparent)]
+    Materialize(#[from] MaterializeError),
+    /// The session is applied or aborted.
+    #[error("session {id} is {status}; only an open session can be changed")]
+    NotOpen {
+        /// The session.
+        id: String,
+        /// Its status.
+        status: Status,
+    },
+    /// `apply` without a passing verification of the current snapshot.
+    #[error("session {id} cannot be applied: {reason}")]
+    NotVerified {
+        /// The session.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// The workspace changed under the session: these paths no longer hold their base content.
+    #[error("the workspace changed under session {id}; nothing was written. Conflicting paths:\n{}", .conflicts.iter().map(|(p, r)| format!("  {p}: {r}")).collect::<Vec<_>>().join("\n"))]
+    Conflict {
+        /// The session.
+        id: String,
+        /// Each conflicting path with the reason.
+        conflicts: Vec<(String, String)>,
+    },
+    /// A change that must never be written (into `.git`, the store, or through a link).
+    #[error("{path}: refused: {reason}")]
+    Unsafe {
+        /// The path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Bad input that is not a patch error (a bad argument, a result over the v0.1 limits).
+    #[error("{0}")]
+    Invalid(String),
+    /// A file-system operation on the workspace failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError + '_ {
+    move |source| EngineError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Receives progress while obligations run. Every method has a no-op default.
+pub trait Observer {
+    /// An obligation is about to start.
+    fn obligation_started(&mut self, _id: &str, _run: &[String]) {}
+    /// An obligation ended.
+    fn obligation_finished(&mut self, _result: &CommandResult) {}
+}
+
+/// An [`Observer`] that ignores everything.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+/// Options for [`Engine::open`].
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// The session id. Default: a fresh UUIDv7.
+    pub session: Option<SessionId>,
+    /// The manifest path relative to the root. Default: `genesis.json`.
+    pub manifest: Option<WorkspacePath>,
+    /// Materialise the base snapshot into this directory for the agent to edit (it must not
+    /// exist or be empty, and must lie outside the workspace unless inside the store).
+    /// Default: none.
+    pub checkout: Option<PathBuf>,
+}
+
+/// What [`Engine::open`] did.
+#[derive(Debug, Clone)]
+pub struct OpenOutcome {
+    /// The new session document.
+    pub session: Session,
+    /// Entries left out of the base snapshot (links, FIFOs, …).
+    pub skipped: Vec<Skipped>,
+    /// The checkout directory, if one was made.
+    pub checkout: Option<PathBuf>,
+}
+
+/// What a patch is made from.
+#[derive(Debug, Clone, Copy)]
+pub enum PatchInput<'a> {
+    /// A git-style unified diff (bytes as submitted).
+    Diff(&'a [u8]),
+    /// A directory whose snapshot becomes the new state.
+    Dir(&'a Path),
+}
+
+/// What [`Engine::patch`] did.
+#[derive(Debug, Clone)]
+pub struct PatchOutcome {
+    /// The session document after the patch.
+    pub session: Session,
+    /// The new entry, or `None` when `--from DIR` found no change (nothing recorded).
+    pub entry: Option<PatchEntry>,
+    /// Paths the patch changes, sorted.
+    pub changes: Vec<Change>,
+    /// The static rules for the new snapshot.
+    pub static_results: Vec<StaticResult>,
+    /// The verification, when `verify` was asked for.
+    pub verification: Option<VerifyOutcome>,
+}
+
+/// Options for [`Engine::verify`].
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Run obligations in this directory, synced incrementally (build caches survive).
+    /// Default: a fresh scratch directory, removed afterwards.
+    pub workdir: Option<PathBuf>,
+}
+
+/// What [`Engine::verify`] did.
+#[derive(Debug, Clone)]
+pub struct VerifyOutcome {
+    /// The session document after verification.
+    pub session: Session,
+    /// The acceptance record.
+    pub record: AcceptanceRecord,
+    /// Its hash.
+    pub acceptance: Digest,
+    /// Each command obligation's result, with output.
+    pub results: Vec<CommandResult>,
+}
+
+/// Options for [`Engine::apply`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApplyOptions {
+    /// Only report what would change. Default: false.
+    pub dry_run: bool,
+    /// Require the whole workspace to equal the base snapshot, not only the changed paths.
+    /// Default: false.
+    pub strict: bool,
+}
+
+/// What [`Engine::apply`] did.
+#[derive(Debug, Clone)]
+pub struct ApplyOutcome {
+    /// The session document after apply (unchanged on a dry run).
+    pub session: Session,
+    /// The changes written (or that would be written).
+    pub changes: Vec<Change>,
+    /// False on a dry run.
+    pub written: bool,
+}
+
+/// One patch's result in [`Engine::replay`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayStep {
+    /// Index in `patches`.
+    pub index: usize,
+    /// The recorded `after_snapshot`.
+    pub recorded: Digest,
+    /// What the stored patch text gives now (`None` when it no longer applies).
+    pub replayed: Option<Digest>,
+    /// Whether executable bits also match.
+    pub modes_match: bool,
+    /// Why it failed to apply, if it did.
+    pub error: Option<String>,
+}
+
+impl ReplayStep {
+    /// Whether the replayed snapshot equals the recorded one.
+    pub fn matches(&self) -> bool {
+        self.replayed == Some(self.recorded) && self.modes_match
+    }
+}
+
+/// The session engine for one workspace and its store.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    workspace: Workspace,
+    store: Store,
+    lock_wait: Duration,
+}
+
+struct TreeImage<'a>(&'a Tree);
+
+impl PreImage for TreeImage<'_> {
+    fn contains(&self, path: &WorkspacePath) -> bool {
+        self.0.snapshot.get(path.as_str()).is_some()
+    }
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String> {
+        let f = self
+            .0
+            .snapshot
+            .get(path.as_str())
+            .ok_or_else(|| format!("{path}: not in the snapshot"))?;
+        self.0.read(f).map_err(|e| e.to_string())
+    }
+    fn is_executable(&self, path: &WorkspacePath) -> bool {
+        self.0.is_executable(path)
+    }
+}
+
+/// Whether a path must never be written by a session: a `.git` component in any case
+/// spelling, or the top-level store directory `.genesis`.
+pub fn forbidden_path(path: &WorkspacePath) -> Option<&'static str> {
+    if path.components().any(|c| c.eq_ignore_ascii_case(".git")) {
+        return Some("paths inside .git are never written");
+    }
+    if path
+        .components()
+        .next()
+        .is_some_and(|c| c.eq_ignore_ascii_case(crate::snapshot::STORE_DIR_NAME))
+    {
+        return Some("paths inside the store (.genesis) are never written");
+    }
+    None
+}
+
+impl Engine {
+    /// The engine for `workspace`; creates the store when `create_store` (as `open` does),
+    /// otherwise it must exist.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] (says to run `genesis init`), [`StoreError::NotAStore`].
+    pub fn new(workspace: Workspace, create_store: bool) -> Result<Engine, EngineError> {
+        let store = if create_store {
+            workspace.init_store()?
+        } else {
+            workspace.store()?
+        };
+        Ok(Engine {
+            workspace,
+            store,
+            lock_wait: Duration::from_secs(10),
+        })
+    }
+
+    /// How long to wait for another process's store lock. Default: 10 seconds.
+    pub fn with_lock_wait(mut self, wait: Duration) -> Self {
+        self.lock_wait = wait;
+        self
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    fn lock(&self) -> Result<StoreLock, EngineError> {
+        Ok(self.store.lock(self.lock_wait)?)
+    }
+
+    fn snapshot_options(&self, manifest: &Manifest) -> SnapshotOptions {
+        let mut o = SnapshotOptions {
+            exclude: manifest.exclude.clone(),
+            store_dir: Some(self.workspace.store_dir().to_path_buf()),
+            ..SnapshotOptions::default()
+        };
+        if let Some(n) = manifest.limits.max_file_bytes {
+            o.max_file_bytes = n;
+        }
+        o
+    }
+
+    fn manifest_of(
+        &self,
+        state: &SessionState,
+        session: &Session,
+    ) -> Result<Manifest, EngineError> {
+        let blob = state.manifest_blob.ok_or_else(|| {
+            EngineError::Invalid(format!("session {}: no manifest recorded", session.session))
+        })?;
+        let bytes = self.store.read_object(&blob)?;
+        Ok(Manifest::from_bytes(
+            &bytes,
+            Path::new(session.package_manifest.as_str()),
+        )?)
+    }
+
+    fn tree(
+        &self,
+        identity: &Digest,
+        executable: BTreeSet<WorkspacePath>,
+    ) -> Result<Tree, EngineError> {
+        let (snapshot, _) = self.store.read_snapshot(identity)?;
+        Ok(Tree::from_parts(&self.store, snapshot, executable))
+    }
+
+    fn load_open(&self, id: &str) -> Result<(Session, SessionState), EngineError> {
+        let (s, st) = session::load(&self.store, id)?;
+        if s.status != Status::Open {
+            return Err(EngineError::NotOpen {
+                id: id.to_owned(),
+                status: s.status,
+            });
+        }
+        Ok((s, st))
+    }
+
+    /// Opens a session on the workspace as it is now (DESIGN section 4, `open`).
+    ///
+    /// # Errors
+    /// [`ManifestError::Missing`] (says to run `genesis init` or pass `--manifest`), an invalid
+    /// manifest, [`SessionError::Exists`], snapshot errors, and [`EngineError::Invalid`] for a
+    /// checkout directory that is not empty or lies inside the workspace.
+    pub fn open(&self, opts: &OpenOptions) -> Result<OpenOutcome, EngineError> {
+        let _lock = self.lock()?;
+        let id = opts.session.clone().unwrap_or_else(SessionId::generate);
+        if session::exists(&self.store, &id) {
+            return Err(SessionError::Exists(id).into());
+        }
+        let manifest_rel = match &opts.manifest {
+            Some(m) => m.clone(),
+            None => WorkspacePath::new(DEFAULT_MANIFEST).expect("valid"),
+        };
+        let root = self.workspace.root();
+        let manifest = Manifest::load(&manifest_rel.to_fs_path(root))?;
+        if let Some(dir) = &opts.checkout {
+            self.check_checkout_dir(dir)?;
+        }
+        let outcome = snapshot_dir(root, &self.snapshot_options(&manifest))?;
+        let Some(mfile) = outcome.snapshot.get(manifest_rel.as_str()).cloned() else {
+            return Err(EngineError::Invalid(format!(
+                "{manifest_rel}: the manifest is not in the workspace snapshot (it is ignored or excluded); a session's obligations come from its base snapshot"
+            )));
+        };
+        self.store.store_snapshot_outcome(&outcome)?;
+        // The manifest as stored (the exact bytes the obligations will come from).
+        let manifest_bytes = self.store.read_object(&mfile.blob)?;
+        Manifest::from_bytes(&manifest_bytes, &manifest_rel.to_fs_path(root))?;
+        let identity = outcome.snapshot.identity();
+        let session = Session {
+            schema: SESSION_SCHEMA.into(),
+            session: id,
+            package_manifest: manifest_rel,
+            base_snapshot: identity,
+            current_snapshot: identity,
+            status: Status::Open,
+            patches: Vec::new(),
+            verification: None,
+        };
+        let state = SessionState {
+            snapshots: vec![SnapshotState {
+                identity,
+                executable: outcome.executable.clone(),
+            }],
+            manifest_blob: Some(mfile.blob),
+            checkout: opts.checkout.clone(),
+            logs: Vec::new(),
+        };
+        if let Some(dir) = &opts.checkout {
+            materialize(
+                &self.store,
+                &outcome.snapshot,
+                &outcome.executable,
+                dir,
+                &MaterializeOptions {
+                    durable: false,
+                    snapshot: self.snapshot_options(&manifest),
+                },
+            )?;
+        }
+        session::save(&self.store, &session, &state)?;
+        Ok(OpenOutcome {
+            session,
+            skipped: outcome.skipped,
+            checkout: opts.checkout.clone(),
+        })
+    }
+
+    fn check_checkout_dir(&self, dir: &Path) -> Result<(), EngineError> {
+        if let Ok(md) = std::fs::symlink_metadata(dir) {
+            if !md.is_dir() {
+                return Err(EngineError::Invalid(format!(
+                    "{}: --checkout must be a new or empty directory",
+                    dir.display()
+                )));
+            }
+            let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
+            if rd.next().is_some() {
+                return Err(EngineError::Invalid(format!(
+                    "{}: --checkout directory is not empty",
+                    dir.display()
+                )));
+            }
+        }
+        let abs = |p: &Path| -> PathBuf {
+            let p = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                std::env::current_dir().unwrap_or_default().join(p)
+            };
+            // Canonicalise the deepest existing ancestor.
+            let mut existing = p.clone();
+            let mut rest = Vec::new();
+            while !existing.exists() {
+                match (existing.file_name(), existing.parent()) {
+                    (Some(n), Some(parent)) => {
+                        rest.push(n.to_owned());
+                        existing = parent.to_path_buf();
+                    }
+                    _ => break,
+                }
+            }
+            let mut c = std::fs::canonicalize(&existing).unwrap_or(existing);
+            for n in rest.iter().rev() {
+                c.push(n);
+            }
+            c
+        };
+        let (d, root, store) = (
+            abs(dir),
+            abs(self.workspace.root()),
+            abs(self.workspace.store_dir()),
+        );
+        if d.starts_with(&root) && !d.starts_with(&store) {
+            return Err(EngineError::Invalid(format!(
+                "{}: --checkout must lie outside the workspace (or inside its store), or the checkout would become part of the workspace's snapshots",
+                dir.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Records a patch (DESIGN section 4, `patch`): applies a diff to the current snapshot in
+    /// the store (never the workspace), or takes a directory's snapshot as the new state. All
+    /// or nothing. With `verify`, also verifies the new snapshot.
+    ///
+    /// # Errors
+    /// [`EngineError::NotOpen`], [`EngineError::Patch`] (names the file, hunk and line),
+    /// [`EngineError::Invalid`] when the result breaks the v0.1 limits or the session already
+    /// holds 4096 patches.
+    pub fn patch(
+        &self,
+        id: &str,
+        input: PatchInput<'_>,
+        verify: Option<(&VerifyOptions, &mut dyn Observer)>,
+    ) -> Result<PatchOutcome, EngineError> {
+        let lock = self.lock()?;
+        let (mut session, mut state) = self.load_open(id)?;
+        if session.patches.len() >= MAX_PATCHES {
+            return Err(EngineError::Invalid(format!(
+                "session {id} holds {MAX_PATCHES} patches, the v0.1 limit; apply or abort it and open a new one"
+            )));
+        }
+        let manifest = self.manifest_of(&state, &session)?;
+        let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        let (new_snapshot, new_exec, text) = match input {
+            PatchInput::Diff(bytes) => {
+                let mut popts = crate::patch::ApplyOptions::default();
+                if let Some(n) = manifest.limits.max_patch_bytes {
+                    popts.max_patch_bytes = n;
+                }
+                let outcome = apply_patch(bytes, &TreeImage(&current), &popts)?;
+                for p in outcome.changes.keys() {
+                    if let Some(reason) = forbidden_path(p) {
+                        return Err(EngineError::Unsafe {
+                            path: p.to_string(),
+                            reason: reason.into(),
+                        });
+                    }
+                }
+                let (snap, exec) = self.apply_changes(&current, outcome.changes)?;
+                (snap, exec, bytes.to_vec())
+            }
+            PatchInput::Dir(dir) => {
+                let out = snapshot_dir(dir, &self.snapshot_options(&manifest))?;
+                self.store.store_snapshot_outcome(&out)?;
+                let new_tree =
+                    Tree::from_parts(&self.store, out.snapshot.clone(), out.executable.clone());
+                let list = changes(&current, &new_tree);
+                if list.is_empty() {
+                    drop(lock);
+                    return Ok(PatchOutcome {
+                        session,
+                        entry: None,
+                        changes: Vec::new(),
+                        static_results: Vec::new(),
+                        verification: None,
+                    });
+                }
+                for c in &list {
+                    if let Some(reason) = forbidden_path(&c.path) {
+                        return Err(EngineError::Unsafe {
+                            path: c.path.to_string(),
+                            reason: reason.into(),
+                        });
+                    }
+                }
+                let mut text = Vec::new();
+                write_git_diff(
+                    &current,
+                    &new_tree,
+                    &list,
+                    &DiffOptions::default(),
+                    &mut text,
+                )
+                .map_err(|e| EngineError::Invalid(e.to_string()))?;
+                (out.snapshot, out.executable, text)
+            }
+        };
+        let new_tree = Tree::from_parts(&self.store, new_snapshot.clone(), new_exec.clone());
+        let change_list = changes(&current, &new_tree);
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let static_results = static_checks(&manifest, self.workspace.root(), &base, &new_tree);
+        let patch_digest = self.store.write_object(&text)?;
+        self.store.write_snapshot(&new_snapshot, &new_exec)?;
+        let entry = PatchEntry {
+            patch: patch_digest,
+            before_snapshot: session.current_snapshot,
+            after_snapshot: new_snapshot.identity(),
+            obligations_ok: static_results.iter().all(|s| s.passed),
+            acceptance: None,
+        };
+        session.patches.push(entry.clone());
+        session.current_snapshot = new_snapshot.identity();
+        session.verification = None;
+        state.snapshots.push(SnapshotState {
+            identity: new_snapshot.identity(),
+            executable: new_exec,
+        });
+        state.logs.clear();
+        session::save(&self.store, &session, &state)?;
+        drop(lock);
+        let mut outcome = PatchOutcome {
+            session,
+            entry: Some(entry),
+            changes: change_list,
+            static_results,
+            verification: None,
+        };
+        if let Some((vopts, observer)) = verify {
+            let v = self.verify_inner(id, vopts, observer, true)?;
+            outcome.session = v.session.clone();
+            outcome.entry = outcome.session.patches.last().cloned();
+            outcome.verification = Some(v);
+        }
+        Ok(outcome)
+    }
+
+    fn apply_changes(
+        &self,
+        current: &Tree,
+        changes: BTreeMap<WorkspacePath, FileChange>,
+    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>), EngineError> {
+        let mut files: BTreeMap<WorkspacePath, SnapshotFile> = current
+            .snapshot
+            .files()
+            .iter()
+            .map(|f| (f.path.clone(), f.clone()))
+            .collect();
+        let mut exec = current.executable.clone();
+        for (path, change) in changes {
+            match change {
+                FileChange::Delete => {
+                    files.remove(&path);
+                    exec.remove(&path);
+                }
+                FileChange::Write { data, executable } => {
+                    let blob = self.store.write_object(&data)?;
+                    files.insert(
+                        path.clone(),
+                        SnapshotFile {
+                            path: path.clone(),
+                            blob,
+                            bytes: data.len() as u64,
+                        },
+                    );
+                    if executable {
+                        exec.insert(path);
+                    } else {
+                        exec.remove(&path);
+                    }
+                }
+            }
+        }
+        // A file and a directory of the same name cannot both exist.
+        let names: BTreeSet<&str> = files.keys().map(WorkspacePath::as_str).collect();
+        for p in &names {
+            let mut prefix = *p;
+            while let Some((parent, _)) = prefix.rsplit_once('/') {
+                if names.contains(parent) {
+                    return Err(EngineError::Invalid(format!(
+                        "{parent}: the patch leaves both a file {parent:?} and a file {p:?} inside a directory of that name"
+                    )));
+                }
+                prefix = parent;
+            }
+        }
+        let snap = Snapshot::from_files(files.into_values().collect()).map_err(|e| match e {
+            SnapshotDocumentError::TooManyFiles { count } => EngineError::Invalid(format!(
+                "the patch would leave {count} files, more than the v0.1 limit of 4096"
+            )),
+            other => EngineError::Invalid(other.to_string()),
+        })?;
+        Ok((snap, exec))
+    }
+
+    /// Verifies the current snapshot (DESIGN section 4, `verify`): materialises it, runs each
+    /// command obligation of the manifest **as it is in the base snapshot**, stores outputs as
+    /// log objects and the acceptance record, and writes `verification`.
+    ///
+    /// # Errors
+    /// [`EngineError::NotOpen`]; [`EngineError::Conflict`] if another patch landed while the
+    /// obligations ran; materialisation and store errors.
+    pub fn verify(
+        &self,
+        id: &str,
+        opts: &VerifyOptions,
+        observer: &mut dyn Observer,
+    ) -> Result<VerifyOutcome, EngineError> {
+        self.verify_inner(id, opts, observer, false)
+    }
+
+    fn verify_inner(
+        &self,
+        id: &str,
+        opts: &VerifyOptions,
+        observer: &mut dyn Observer,
+        mark_last_patch: bool,
+    ) -> Result<VerifyOutcome, EngineError> {
+        let (session, state) = {
+            let _lock = self.lock()?;
+            self.load_open(id)?
+        };
+        let manifest = self.manifest_of(&state, &session)?;
+        let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let static_results = static_checks(&manifest, self.workspace.root(), &base, &current);
+        let scratch;
+        let workdir: PathBuf = match &opts.workdir {
+            Some(d) => d.clone(),
+            None => {
+                scratch = tempfile::Builder::new()
+                    .prefix(&format!("genesis-verify-{id}-"))
+                    .tempdir()
+                    .map_err(io_err(&std::env::temp_dir()))?;
+                scratch.path().to_path_buf()
+            }
+        };
+        materialize(
+            &self.store,
+            &current.snapshot,
+            &current.executable,
+            &workdir,
+            &MaterializeOptions {
+                durable: false,
+                snapshot: self.snapshot_options(&manifest),
+            },
+        )?;
+        let env = vec![
+            ("GENESIS_SESSION".to_owned(), id.to_owned()),
+            (
+                "GENESIS_SNAPSHOT".to_owned(),
+                session.current_snapshot.to_string(),
+            ),
+        ];
+        let mut results = Vec::new();
+        let mut logs = Vec::new();
+        for ob in &manifest.obligations {
+            observer.obligation_started(&ob.id, &ob.run);
+            let r = run_command(ob, &workdir, &env);
+            observer.obligation_finished(&r);
+            logs.push(ObligationLog {
+                id: ob.id.clone(),
+                snapshot: session.current_snapshot,
+                stdout: self.store.write_object(&r.stdout)?,
+                stderr: self.store.write_object(&r.stderr)?,
+                exit_code: r.exit_code,
+                timed_out: r.timed_out,
+                seconds: r.seconds,
+            });
+            results.push(r);
+        }
+        let manifest_blob = state.manifest_blob.expect("checked by manifest_of");
+        let record = AcceptanceRecord::new(
+            session.current_snapshot,
+            manifest_blob,
+            static_results,
+            &results,
+        );
+        let acceptance = self.store.write_object(&record.canonical_bytes())?;
+        let _lock = self.lock()?;
+        let (mut session2, mut state2) = self.load_open(id)?;
+        if session2.current_snapshot != session.current_snapshot {
+            return Err(EngineError::Conflict {
+                id: id.to_owned(),
+                conflicts: vec![(
+                    "current_snapshot".into(),
+                    format!(
+                        "another patch landed while the obligations ran ({} → {}); verify again",
+                        session.current_snapshot, session2.current_snapshot
+                    ),
+                )],
+            });
+        }
+        session2.verification = Some(Verification {
+            snapshot: session.current_snapshot,
+            acceptance,
+            obligations_ok: record.obligations_ok,
+        });
+        if mark_last_patch
+            && let Some(last) = session2.patches.last_mut()
+            && last.after_snapshot == session.current_snapshot
+        {
+            last.acceptance = Some(acceptance);
+        }
+        state2.logs = logs;
+        session::save(&self.store, &session2, &state2)?;
+        Ok(VerifyOutcome {
+            session: session2,
+            record,
+            acceptance,
+            results,
+        })
+    }
+
+    /// Applies the session to the workspace (DESIGN section 4, `apply`): requires status
+    /// `open` and a passing verification of the current snapshot; every changed path must
+    /// still hold its base content on disk (`strict`: the whole workspace must equal the
+    /// base); then every change is written (temp file in the target directory, fsync, rename),
+    /// and the session becomes `applied`.
+    ///
+    /// # Errors
+    /// [`EngineError::NotOpen`], [`EngineError::NotVerified`], [`EngineError::Conflict`]
+    /// listing the paths (nothing written), [`EngineError::Unsafe`], [`EngineError::Io`].
+    pub fn apply(&self, id: &str, opts: &ApplyOptions) -> Result<ApplyOutcome, EngineError> {
+        let _lock = self.lock()?;
+        let (mut session, state) = self.load_open(id)?;
+        match &session.verification {
+            None => {
+                return Err(EngineError::NotVerified {
+                    id: id.into(),
+                    reason: "it has not been verified; run `genesis verify` first".into(),
+                });
+            }
+            Some(v) if v.snapshot != session.current_snapshot => {
+                return Err(EngineError::NotVerified {
+                    id: id.into(),
+                    reason: format!(
+                        "the verification is of snapshot {}, not the current snapshot {}; run `genesis verify` again",
+                        v.snapshot, session.current_snapshot
+                    ),
+                });
+            }
+            Some(v) if !v.obligations_ok => {
+                return Err(EngineError::NotVerified {
+                    id: id.into(),
+                    reason: format!(
+                        "its obligations failed (acceptance {}); `genesis status {id}` shows which",
+                        v.acceptance
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        let list = changes(&base, &current);
+        for c in &list {
+            if let Some(reason) = forbidden_path(&c.path) {
+                return Err(EngineError::Unsafe {
+                    path: c.path.to_string(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        let root = self.workspace.root().to_path_buf();
+        let mut conflicts = crate::apply::check_preconditions(&root, &list);
+        if opts.strict {
+            let manifest = self.manifest_of(&state, &session)?;
+            let now = snapshot_dir(&root, &self.snapshot_options(&manifest))?;
+            let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
+            for c in changes(&base, &now_tree) {
+                let p = c.path.to_string();
+                if !conflicts.iter().any(|(q, _)| *q == p) {
+                    conflicts.push((p, "differs from the base snapshot (--strict)".into()));
+                }
+            }
+            conflicts.sort();
+        }
+        if !conflicts.is_empty() {
+            return Err(EngineError::Conflict {
+                id: id.into(),
+                conflicts,
+            });
+        }
+        if opts.dry_run {
+            return Ok(ApplyOutcome {
+                session,
+                changes: list,
+                written: false,
+            });
+        }
+        crate::apply::write_changes(&self.store, &root, &list)?;
+        session.status = Status::Applied;
+        session::save(&self.store, &session, &state)?;
+        Ok(ApplyOutcome {
+            session,
+            changes: list,
+            written: true,
+        })
+    }
+
+    /// Aborts the session: status becomes `aborted`, the workspace is not touched, and a
+    /// directory made by `open --checkout` is removed.
+    ///
+    /// # Errors
+    /// [`EngineError::NotOpen`]; store errors.
+    pub fn abort(&self, id: &str) -> Result<Session, EngineError> {
+        let _lock = self.lock()?;
+        let (mut session, state) = self.load_open(id)?;
+        session.status = Status::Aborted;
+        session::save(&self.store, &session, &state)?;
+        if let Some(dir) = &state.checkout
+            && dir.is_dir()
+        {
+            std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
+        }
+        Ok(session)
+    }
+
+    /// Reads a session and its state.
+    ///
+    /// # Errors
+    /// [`SessionError::NotFound`], [`SessionError::Invalid`].
+    pub fn status(&self, id: &str) -> Result<(Session, SessionState), EngineError> {
+        Ok(session::load(&self.store, id)?)
+    }
+
+    /// The ids of all sessions, sorted.
+    ///
+    /// # Errors
+    /// Store read errors.
+    pub fn sessions(&self) -> Result<Vec<String>, EngineError> {
+        Ok(session::list(&self.store)?)
+    }
+
+    /// Re-derives every `after_snapshot` from the stored patch texts, in order, each applied
+    /// to its recorded `before_snapshot`.
+    ///
+    /// # Errors
+    /// Session and store errors; a patch that no longer applies is reported in its step.
+    pub fn replay(&self, id: &str) -> Result<Vec<ReplayStep>, EngineError> {
+        let (session, state) = session::load(&self.store, id)?;
+        let manifest = self.manifest_of(&state, &session)?;
+        let mut popts = crate::patch::ApplyOptions::default();
+        if let Some(n) = manifest.limits.max_patch_bytes {
+            popts.max_patch_bytes = n;
+        }
+        let mut steps = Vec::new();
+        for (i, entry) in session.patches.iter().enumerate() {
+            let before = self.tree(
+                &entry.before_snapshot,
+                state.snapshots[i].executable.clone(),
+            )?;
+            let text = self.store.read_object(&entry.patch)?;
+            let step = match apply_patch(&text, &TreeImage(&before), &popts) {
+                Ok(out) => match self.apply_changes(&before, out.changes) {
+                    Ok((snap, exec)) => ReplayStep {
+                        index: i,
+                        recorded: entry.after_snapshot,
+                        replayed: Some(snap.identity()),
+                        modes_match: exec == state.snapshots[i + 1].executable,
+                        error: None,
+                    },
+                    Err(e) => ReplayStep {
+                        index: i,
+                        recorded: entry.after_snapshot,
+                        replayed: None,
+                        modes_match: false,
+                        error: Some(e.to_string()),
+                    },
+                },
+                Err(e) => ReplayStep {
+                    index: i,
+                    recorded: entry.after_snapshot,
+                    replayed: None,
+                    modes_match: false,
+                    error: Some(e.to_string()),
+                },
+            };
+            steps.push(step);
+        }
+        Ok(steps)
+    }
+}

@@ -1,0 +1,174 @@
+//! Writing a stored snapshot into a directory: `open --checkout`, `verify`'s scratch directory
+//! and `verify --workdir` (synced incrementally so build caches survive).
+//!
+//! Sync rule: every snapshot file whose content or executable bit differs on disk is written
+//! (temp file in its directory, rename); every file on disk that the snapshot rules would count
+//! as a member (not ignored, not excluded) but that the snapshot does not hold is deleted.
+//! Ignored and excluded files (for example `target/`) are left alone. Symbolic links or files
+//! standing where a directory must be are replaced; links are never followed.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::path::WorkspacePath;
+use crate::snapshot::{Snapshot, SnapshotError, SnapshotOptions, scan};
+use crate::store::{Store, StoreError, fsync_dir};
+
+/// Options for [`materialize`].
+#[derive(Debug, Clone, Default)]
+pub struct MaterializeOptions {
+    /// `fsync` each written file and directory. Default: false (scratch directories).
+    pub durable: bool,
+    /// Snapshot rules for telling members from ignored files. Default: [`SnapshotOptions::default`].
+    pub snapshot: SnapshotOptions,
+}
+
+/// What [`materialize`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MaterializeOutcome {
+    /// Files written (new or different).
+    pub written: usize,
+    /// Files deleted.
+    pub deleted: usize,
+    /// Files already right, left alone.
+    pub unchanged: usize,
+}
+
+/// Errors of [`materialize`]. Each names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum MaterializeError {
+    /// Reading the directory's current state failed.
+    #[error(transparent)]
+    Scan(#[from] SnapshotError),
+    /// Reading an object from the store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Writing failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The path written.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MaterializeError + '_ {
+    move |source| MaterializeError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Makes `dir` hold exactly `snapshot` (with `executable` bits), by the sync rule above.
+/// Creates `dir` if missing.
+///
+/// # Errors
+/// [`MaterializeError`] naming the path that could not be read or written.
+pub fn materialize(
+    store: &Store,
+    snapshot: &Snapshot,
+    executable: &BTreeSet<WorkspacePath>,
+    dir: &Path,
+    opts: &MaterializeOptions,
+) -> Result<MaterializeOutcome, MaterializeError> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let present = scan(dir, &opts.snapshot)?;
+    let mut outcome = MaterializeOutcome::default();
+    let wanted: BTreeSet<&str> = snapshot.files().iter().map(|f| f.path.as_str()).collect();
+    for f in &present.files {
+        if !wanted.contains(f.path.as_str()) {
+            std::fs::remove_file(&f.fs_path).map_err(io(&f.fs_path))?;
+            outcome.deleted += 1;
+        }
+    }
+    let on_disk: std::collections::BTreeMap<&str, &crate::snapshot::ScannedFile> =
+        present.files.iter().map(|f| (f.path.as_str(), f)).collect();
+    let mut touched_dirs = BTreeSet::new();
+    for f in snapshot.files() {
+        let exec = executable.contains(&f.path);
+        if let Some(d) = on_disk.get(f.path.as_str())
+            && d.bytes == f.bytes
+            && d.executable == exec
+        {
+            let (blob, _) = crate::snapshot::hash_file(&d.fs_path)?;
+            if blob == f.blob {
+                outcome.unchanged += 1;
+                continue;
+            }
+        }
+        let target = f.path.to_fs_path(dir);
+        let parent = prepare_parent(dir, &f.path)?;
+        // Whatever stands at the target and is not a regular file goes (a link, a directory).
+        if let Ok(md) = std::fs::symlink_metadata(&target) {
+            if md.is_dir() {
+                std::fs::remove_dir_all(&target).map_err(io(&target))?;
+            } else if !md.is_file() {
+                std::fs::remove_file(&target).map_err(io(&target))?;
+            }
+        }
+        write_blob(store, &f.blob, &parent, &target, exec, opts.durable)?;
+        touched_dirs.insert(parent);
+        outcome.written += 1;
+    }
+    if opts.durable {
+        for d in &touched_dirs {
+            fsync_dir(d)?;
+        }
+    }
+    Ok(outcome)
+}
+
+/// Creates the parent directories of `path` under `root`, replacing any file or symbolic link
+/// that stands where a directory must be. Returns the parent directory.
+fn prepare_parent(root: &Path, path: &WorkspacePath) -> Result<PathBuf, MaterializeError> {
+    let mut cur = root.to_path_buf();
+    let comps: Vec<&str> = path.components().collect();
+    for c in &comps[..comps.len() - 1] {
+        cur.push(c);
+        match std::fs::symlink_metadata(&cur) {
+            Ok(md) if md.is_dir() => {}
+            Ok(_) => {
+                std::fs::remove_file(&cur).map_err(io(&cur))?;
+                std::fs::create_dir(&cur).map_err(io(&cur))?;
+            }
+            Err(_) => std::fs::create_dir(&cur).map_err(io(&cur))?,
+        }
+    }
+    Ok(cur)
+}
+
+/// Writes the object `blob` to `target` through a temp file in `parent`, with the executable
+/// bit as given (mode 0755 or 0644), renamed into place.
+///
+/// # Errors
+/// Store read errors (missing or corrupt object) and write errors naming `target`.
+pub fn write_blob(
+    store: &Store,
+    blob: &crate::hash::Digest,
+    parent: &Path,
+    target: &Path,
+    executable: bool,
+    durable: bool,
+) -> Result<(), MaterializeError> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".genesis-tmp-")
+        .tempfile_in(parent)
+        .map_err(io(parent))?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(256 * 1024, tmp.as_file_mut());
+        store.copy_object_to(blob, &mut w)?;
+        w.flush().map_err(io(target))?;
+    }
+    let mode = if executable { 0o755 } else { 0o644 };
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))
+        .map_err(io(target))?;
+    if durable {
+        tmp.as_file().sync_all().map_err(io(target))?;
+    }
+    tmp.persist(target).map_err(|e| io(target)(e.error))?;
+    Ok(())
+}

@@ -1,0 +1,566 @@
+//! Checking paths and applying parsed file entries to a [`PreImage`].
+
+use std::collections::HashMap;
+
+use diffy::binary::BinaryPatch;
+use unicode_normalization::UnicodeNormalization;
+
+use super::parse::{Binary, FilePatch, Hunk, HunkLine, Op, op_name};
+use super::{ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage};
+use crate::path::WorkspacePath;
+
+/// Validates one name from the patch.
+fn check_path(s: &str, line: usize, opts: &ApplyOptions) -> Result<WorkspacePath, PatchError> {
+    if s.len() > opts.max_path_bytes {
+        return Err(PatchError::PathTooLong {
+            line,
+            len: s.len(),
+            limit: opts.max_path_bytes,
+        });
+    }
+    let path = WorkspacePath::new(s).map_err(|source| PatchError::InvalidPath {
+        path: s.to_owned(),
+        line,
+        source,
+    })?;
+    if path.components().any(|c| c.eq_ignore_ascii_case(".git")) {
+        return Err(PatchError::ForbiddenPath {
+            path: s.to_owned(),
+            line,
+            reason: "a `.git` component (in any case spelling) is never patched",
+        });
+    }
+    if path
+        .components()
+        .next()
+        .is_some_and(|c| c.eq_ignore_ascii_case(".genesis"))
+    {
+        return Err(PatchError::ForbiddenPath {
+            path: s.to_owned(),
+            line,
+            reason: "`.genesis` is the engine's store",
+        });
+    }
+    Ok(path)
+}
+
+/// The key under which two names collide on a case-insensitive, normalising file system.
+fn fold(s: &str) -> String {
+    s.nfd().collect::<String>().to_lowercase().nfc().collect()
+}
+
+/// Records the paths an entry writes or deletes, refusing duplicates and collisions.
+#[derive(Default)]
+struct Seen {
+    exact: HashMap<String, usize>,
+    folded: HashMap<String, (String, usize)>,
+}
+
+impl Seen {
+    fn add(&mut self, path: &WorkspacePath, line: usize) -> Result<(), PatchError> {
+        let s = path.as_str();
+        if let Some(&first_line) = self.exact.get(s) {
+            return Err(PatchError::DuplicatePath {
+                path: s.to_owned(),
+                line,
+                first_line,
+            });
+        }
+        let key = fold(s);
+        if let Some((other, other_line)) = self.folded.get(&key) {
+            return Err(PatchError::PathCollision {
+                path: s.to_owned(),
+                line,
+                other: other.clone(),
+                other_line: *other_line,
+            });
+        }
+        self.exact.insert(s.to_owned(), line);
+        self.folded.insert(key, (s.to_owned(), line));
+        Ok(())
+    }
+}
+
+/// A mode string: `Ok(true)` for 100755, `Ok(false)` for 100644.
+fn mode(m: &str, path: &str, line: usize) -> Result<bool, PatchError> {
+    let what = match m {
+        "100644" => return Ok(false),
+        "100755" => return Ok(true),
+        "120000" => "a symbolic link",
+        "160000" => "a gitlink (submodule)",
+        "040000" => "a directory",
+        _ => "an unknown mode",
+    };
+    Err(PatchError::UnsupportedMode {
+        path: path.to_owned(),
+        line,
+        mode: m.to_owned(),
+        what,
+    })
+}
+
+fn read(tree: &dyn PreImage, path: &WorkspacePath) -> Result<Vec<u8>, PatchError> {
+    tree.read(path).map_err(|message| PatchError::Read {
+        path: path.to_string(),
+        message,
+    })
+}
+
+/// Applies every entry; see the module docs of [`super`] for the rules.
+pub(crate) fn apply(
+    files: &[FilePatch<'_>],
+    tree: &dyn PreImage,
+    opts: &ApplyOptions,
+) -> Result<PatchOutcome, PatchError> {
+    // 1. Paths: validity, forbidden places, duplicates and collisions, modes.
+    struct Resolved {
+        /// Path read (modify/delete/rename source/copy source); None for creations.
+        source: Option<WorkspacePath>,
+        /// Path written; None for deletions.
+        target: Option<WorkspacePath>,
+        /// Whether the source is removed (rename) .
+        old_mode: Option<bool>,
+        new_mode: Option<bool>,
+    }
+    let mut seen = Seen::default();
+    let mut resolved = Vec::with_capacity(files.len());
+    for f in files {
+        let l = f.line;
+        let (source, target) = match &f.op {
+            Op::Modify(p) => {
+                let p = check_path(p, l, opts)?;
+                seen.add(&p, l)?;
+                (Some(p.clone()), Some(p))
+            }
+            Op::Create(p) => {
+                let p = check_path(p, l, opts)?;
+                seen.add(&p, l)?;
+                (None, Some(p))
+            }
+            Op::Delete(p) => {
+                let p = check_path(p, l, opts)?;
+                seen.add(&p, l)?;
+                (Some(p), None)
+            }
+            Op::Rename { from, to } => {
+                let from = check_path(from, l, opts)?;
+                let to = check_path(to, l, opts)?;
+                seen.add(&from, l)?;
+                seen.add(&to, l)?;
+                (Some(from), Some(to))
+            }
+            Op::Copy { from, to } => {
+                let from = check_path(from, l, opts)?;
+                let to = check_path(to, l, opts)?;
+                seen.add(&to, l)?;
+                (Some(from), Some(to))
+            }
+        };
+        let name = op_name(&f.op);
+        let old_mode = f
+            .old_mode
+            .as_deref()
+            .map(|m| mode(m, &name, l))
+            .transpose()?;
+        let new_mode = f
+            .new_mode
+            .as_deref()
+            .map(|m| mode(m, &name, l))
+            .transpose()?;
+        resolved.push(Resolved {
+            source,
+            target,
+            old_mode,
+            new_mode,
+        });
+    }
+
+    // 2. Contents.
+    let mut out = PatchOutcome {
+        files_changed: files.len(),
+        ..PatchOutcome::default()
+    };
+    let mut lines_of: HashMap<WorkspacePath, usize> = HashMap::new();
+    for (f, r) in files.iter().zip(&resolved) {
+        let l = f.line;
+        let _ = r.old_mode; // `old mode` is not checked against the tree (module docs).
+        for h in &f.hunks {
+            for hl in &h.lines {
+                match hl {
+                    HunkLine::Add(_) => out.lines_added += 1,
+                    HunkLine::Remove(_) => out.lines_removed += 1,
+                    HunkLine::Context(_) => {}
+                }
+            }
+        }
+        // A plain diff creating a file the GNU-patch way: `--- a/x` / `+++ b/x`, `@@ -0,0 ...`.
+        let plain_create = f.plain
+            && matches!(f.op, Op::Modify(_))
+            && f.hunks.len() == 1
+            && f.hunks[0].old_count == 0
+            && f.hunks[0].old_start == 0
+            && r.source.as_ref().is_some_and(|s| !tree.contains(s));
+        let source = if plain_create { None } else { r.source.clone() };
+
+        let (old, old_exec) = match &source {
+            Some(s) => {
+                if !tree.contains(s) {
+                    return Err(PatchError::FileMissing {
+                        path: s.to_string(),
+                        line: l,
+                    });
+                }
+                (read(tree, s)?, tree.is_executable(s))
+            }
+            None => (Vec::new(), false),
+        };
+        let name = op_name(&f.op);
+        if let Some(t) = &r.target
+            && (source.is_none() || matches!(f.op, Op::Rename { .. } | Op::Copy { .. }))
+            && tree.contains(t)
+        {
+            return Err(PatchError::FileExists {
+                path: t.to_string(),
+                line: l,
+            });
+        }
+        if source.is_none() {
+            for h in &f.hunks {
+                if h.old_count > 0 {
+                    return Err(PatchError::CreateWithOldLines {
+                        path: name.clone(),
+                        hunk: 1 + f.hunks.iter().position(|x| std::ptr::eq(x, h)).unwrap_or(0),
+                        line: h.line,
+                    });
+                }
+            }
+        }
+        if matches!(f.op, Op::Modify(_))
+            && !plain_create
+            && f.hunks.is_empty()
+            && f.binary.is_none()
+            && r.new_mode.is_none()
+        {
+            return Err(PatchError::NoChange {
+                path: name,
+                line: l,
+            });
+        }
+
+        let is_delete = r.target.is_none();
+        let new = match &f.binary {
+            Some(b) => apply_binary(&name, f, b, &old, source.is_none(), is_delete)?,
+            None => apply_hunks(&name, &old, &f.hunks)?,
+        };
+        match &r.target {
+            None => {
+                if !new.is_empty() {
+                    return Err(PatchError::DeleteMismatch {
+                        path: name,
+                        line: l,
+                    });
+                }
+                if let Some(s) = &source {
+                    out.changes.insert(s.clone(), FileChange::Delete);
+                }
+            }
+            Some(t) => {
+                let executable = r.new_mode.unwrap_or(old_exec);
+                if let (Op::Rename { .. }, Some(s)) = (&f.op, &source) {
+                    out.changes.insert(s.clone(), FileChange::Delete);
+                }
+                out.changes.insert(
+                    t.clone(),
+                    FileChange::Write {
+                        data: new,
+                        executable,
+                    },
+                );
+                lines_of.insert(t.clone(), l);
+            }
+        }
+    }
+
+    // 3. No file below a file.
+    for (path, change) in &out.changes {
+        if !matches!(change, FileChange::Write { .. }) {
+            continue;
+        }
+        let mut parent = path.parent();
+        while let Some(p) = parent {
+            let blocked = match out.changes.get(&p) {
+                Some(FileChange::Write { .. }) => true,
+                Some(FileChange::Delete) => false,
+                None => tree.contains(&p),
+            };
+            if blocked {
+                return Err(PatchError::ParentIsFile {
+                    path: path.to_string(),
+                    parent: p.to_string(),
+                    line: lines_of.get(path).copied().unwrap_or(0),
+                });
+            }
+            parent = p.parent();
+        }
+    }
+    Ok(out)
+}
+
+/// git's blob id of `data`, as 40 lowercase hex characters.
+fn git_blob_id(data: &[u8]) -> String {
+    use sha1::Digest as _;
+    let mut h = sha1::Sha1::new();
+    h.update(format!("blob {}\0", data.len()).as_bytes());
+    h.update(data);
+    hex::encode(h.finalize())
+}
+
+/// Applies a binary patch's forward block. Like `git apply`, a binary patch must carry an
+/// `index OLD..NEW` line: OLD must be the blob id (or an abbreviation of at least 7 hex digits)
+/// of the current bytes and NEW that of the result, so a delta made against other bytes, or a
+/// deletion of a file whose bytes differ, is refused.
+fn apply_binary(
+    path: &str,
+    f: &FilePatch<'_>,
+    b: &Binary<'_>,
+    old: &[u8],
+    is_create: bool,
+    is_delete: bool,
+) -> Result<Vec<u8>, PatchError> {
+    let bad = |reason: String| PatchError::BadBinary {
+        path: path.to_owned(),
+        line: b.line,
+        reason,
+    };
+    let Some((old_id, new_id, _)) = &f.index else {
+        return Err(bad(
+            "no `index OLD..NEW` line, so the patch cannot be checked against the file (regenerate it with `git diff --binary`)".into(),
+        ));
+    };
+    let matches = |abbrev: &str, data: &[u8]| {
+        if abbrev.bytes().all(|c| c == b'0') {
+            return false;
+        }
+        abbrev.len() >= 7 && git_blob_id(data).starts_with(abbrev)
+    };
+    let zero = |id: &str| id.bytes().all(|c| c == b'0');
+    if is_create {
+        if !zero(old_id) {
+            return Err(bad(format!(
+                "creates the file but names a pre-image {old_id}"
+            )));
+        }
+    } else if !matches(old_id, old) {
+        if is_delete {
+            return Err(PatchError::DeleteMismatch {
+                path: path.to_owned(),
+                line: f.line,
+            });
+        }
+        return Err(bad(format!(
+            "the patch was made against blob {old_id}, but the file is blob {}",
+            git_blob_id(old)
+        )));
+    }
+    for block in [Some(&b.forward), b.reverse.as_ref()].into_iter().flatten() {
+        inflates_within(block).map_err(bad)?;
+    }
+    let full = BinaryPatch::Full {
+        forward: b.forward.clone(),
+        reverse: b.reverse.clone().unwrap_or_else(|| b.forward.clone()),
+    };
+    // diffy decodes untrusted data; a panic there must not escape.
+    let new = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| full.apply(old)))
+        .map_err(|_| bad("the binary data could not be decoded".into()))?
+        .map_err(|e| bad(e.to_string()))?;
+    let ok = if is_delete {
+        new.is_empty()
+    } else {
+        matches(new_id, &new)
+    };
+    if !ok {
+        if is_delete {
+            return Err(PatchError::DeleteMismatch {
+                path: path.to_owned(),
+                line: f.line,
+            });
+        }
+        return Err(bad(format!(
+            "the result is blob {}, not {new_id} as the `index` line says",
+            git_blob_id(&new)
+        )));
+    }
+    Ok(new)
+}
+
+/// Checks that a binary block inflates to no more than its declared size, reading at most one
+/// byte past it, before diffy (whose inflater grows its buffer until the stream ends) decodes it:
+/// a small "zip bomb" block must not exhaust memory. Undecodable base85 is left to diffy to
+/// report.
+fn inflates_within(block: &diffy::binary::BinaryBlock<'_>) -> Result<(), String> {
+    use std::io::Read as _;
+    let Some(compressed) = base85_lines(block.data.data) else {
+        return Ok(());
+    };
+    let limit = block.data.size.saturating_add(1);
+    let mut sink = Vec::new();
+    let mut reader = flate2::read::ZlibDecoder::new(compressed.as_slice()).take(limit);
+    if reader.read_to_end(&mut sink).is_ok() && sink.len() as u64 > block.data.size {
+        return Err(format!(
+            "a block inflates to more than its declared {} bytes",
+            block.data.size
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes git's base85 data lines (a length character, then 5-character groups).
+fn base85_lines(data: &[u8]) -> Option<Vec<u8>> {
+    const ALPHABET: &[u8; 85] =
+        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+    let mut value = [0xffu8; 256];
+    for (i, &c) in ALPHABET.iter().enumerate() {
+        value[c as usize] = i as u8;
+    }
+    let mut out = Vec::with_capacity(data.len() / 5 * 4);
+    for line in data.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some((&len_c, rest)) = line.split_first() else {
+            continue;
+        };
+        let len = match len_c {
+            b'A'..=b'Z' => usize::from(len_c - b'A') + 1,
+            b'a'..=b'z' => usize::from(len_c - b'a') + 27,
+            _ => return None,
+        };
+        if rest.len() % 5 != 0 || rest.len() / 5 * 4 < len {
+            return None;
+        }
+        let start = out.len();
+        for group in rest.chunks(5) {
+            let mut acc: u64 = 0;
+            for &c in group {
+                let v = value[c as usize];
+                if v == 0xff {
+                    return None;
+                }
+                acc = acc * 85 + u64::from(v);
+            }
+            let acc = u32::try_from(acc).ok()?;
+            out.extend_from_slice(&acc.to_be_bytes());
+        }
+        out.truncate(start + len);
+    }
+    Some(out)
+}
+
+/// Splits into lines, each keeping its `\n` (the last one may lack it).
+fn split_lines(data: &[u8]) -> Vec<&[u8]> {
+    data.split_inclusive(|&b| b == b'\n').collect()
+}
+
+fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchError> {
+    let file = split_lines(old);
+    let n = file.len();
+    let mut out: Vec<u8> = Vec::with_capacity(old.len());
+    let mut cursor = 0usize;
+    let mut offset: i128 = 0;
+    for (idx, h) in hunks.iter().enumerate() {
+        let number = idx + 1;
+        let old_side: Vec<&[u8]> = h
+            .lines
+            .iter()
+            .filter_map(|l| match l {
+                HunkLine::Context(c) | HunkLine::Remove(c) => Some(c.as_slice()),
+                HunkLine::Add(_) => None,
+            })
+            .collect();
+        let new_side: Vec<&[u8]> = h
+            .lines
+            .iter()
+            .filter_map(|l| match l {
+                HunkLine::Context(c) | HunkLine::Add(c) => Some(c.as_slice()),
+                HunkLine::Remove(_) => None,
+            })
+            .collect();
+        let k = old_side.len();
+        // 0-based index of the first old line (for insertions: the line to insert before).
+        let stated: i128 = if h.old_count == 0 {
+            i128::from(h.old_start)
+        } else {
+            i128::from(h.old_start) - 1
+        };
+        let expected = stated + offset;
+        let target_line = h.old_start;
+        let matches_at = |p: usize| p + k <= n && file[p..p + k] == old_side[..];
+        let out_of_order = |found: i128| PatchError::HunkOutOfOrder {
+            path: path.to_owned(),
+            hunk: number,
+            line: h.line,
+            target_line,
+            found_line: u64::try_from(found + 1).unwrap_or(0),
+        };
+        let pos = if k == 0 {
+            if expected < cursor as i128 || expected > n as i128 {
+                return Err(out_of_order(expected));
+            }
+            expected as usize
+        } else if expected >= cursor as i128
+            && expected <= (n as i128 - k as i128)
+            && matches_at(expected as usize)
+        {
+            expected as usize
+        } else {
+            let found: Vec<usize> = if k <= n {
+                (0..=n - k).filter(|&p| matches_at(p)).take(64).collect()
+            } else {
+                Vec::new()
+            };
+            match found.as_slice() {
+                [] => {
+                    return Err(PatchError::HunkNotFound {
+                        path: path.to_owned(),
+                        hunk: number,
+                        line: h.line,
+                        target_line,
+                    });
+                }
+                [p] if *p >= cursor => *p,
+                [p] => return Err(out_of_order(*p as i128)),
+                many => {
+                    return Err(PatchError::HunkAmbiguous {
+                        path: path.to_owned(),
+                        hunk: number,
+                        line: h.line,
+                        target_line,
+                        count: many.len(),
+                    });
+                }
+            }
+        };
+        let no_newline = || PatchError::NoNewlineInMiddle {
+            path: path.to_owned(),
+            hunk: number,
+            line: h.line,
+        };
+        for l in file[cursor..pos].iter().chain(new_side.iter()) {
+            if !out.is_empty() && !out.ends_with(b"\n") {
+                return Err(no_newline());
+            }
+            out.extend_from_slice(l);
+        }
+        cursor = pos + k;
+        offset = pos as i128 - stated;
+    }
+    for l in &file[cursor..] {
+        if !out.is_empty() && !out.ends_with(b"\n") {
+            return Err(PatchError::NoNewlineInMiddle {
+                path: path.to_owned(),
+                hunk: hunks.len(),
+                line: hunks.last().map_or(0, |h| h.line),
+            });
+        }
+        out.extend_from_slice(l);
+    }
+    Ok(out)
+}

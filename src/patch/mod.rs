@@ -1,0 +1,500 @@
+//! Applying git-style unified diffs to a snapshot tree (DESIGN section 4, `patch`).
+//!
+//! [`apply_patch`] takes the patch text exactly as an agent, `git diff`, `git diff --binary` or
+//! `diff -ruN` produced it, and the tree it applies to ([`PreImage`], a snapshot in the store), and
+//! returns the full post-image of every file it changes ([`PatchOutcome`]). It is pure: it never
+//! touches a disk, and on any error it returns nothing (all or nothing). It never panics on any
+//! input; every failure is a [`PatchError`] naming the file, the hunk (1-based within that file)
+//! and the line in the patch text and/or the target file.
+//!
+//! # Accepted input
+//!
+//! - **git diffs** (a `diff --git` line starts each file): extended headers `old mode`,
+//!   `new mode`, `new file mode`, `deleted file mode`, `rename from`/`rename to`,
+//!   `copy from`/`copy to`, `similarity index`, `dissimilarity index`, `index`; then `---`/`+++`
+//!   and hunks, or a `GIT binary patch`, or nothing (mode-only change, pure rename or copy, empty
+//!   new or deleted file). Names in `diff --git`, `---` and `+++` always lose exactly one leading
+//!   component (`a/`, `b/`, or whatever prefix was used, like `git apply -p1`); names in
+//!   `rename`/`copy` lines are taken as they are. The names in `---`/`+++` must agree with the
+//!   `diff --git` line.
+//! - **plain unified diffs** (`---`/`+++`/`@@` only, as agents write them, or `diff -ruN` with
+//!   `\t`-separated timestamps and `diff -ruN a b` lines, which are ignored): the `a/` and `b/`
+//!   prefixes are stripped **only when both names carry them** (the old name starts with `a/` and
+//!   the new one with `b/`; a `/dev/null` side counts as carrying it). Otherwise the names are
+//!   used as written, so `--- src/x.rs` / `+++ src/x.rs` means `src/x.rs`. A plain diff whose old
+//!   and new names differ is refused (a rename needs git's `rename from`/`rename to`). A side
+//!   named `/dev/null`, or whose timestamp is the Unix epoch (what `diff -N` writes for an absent
+//!   file, in any time zone), means creation or deletion. In a plain diff, a file that does not
+//!   exist and whose only hunk is `@@ -0,0 +1,N @@` is created (what GNU patch does).
+//! - git's C-style quoted names (`"a/sp\303\251cial \"q\".txt"`) are decoded; every name must then
+//!   be valid UTF-8 and hold no NUL. Header lines (everything but hunk bodies and binary data)
+//!   must be valid UTF-8 and hold no NUL byte; hunk content lines may hold any bytes.
+//! - Text before the first file and between files (commit messages, `diff -ruN` command lines,
+//!   `Only in` lines, a `-- ` e-mail signature) is ignored, except that a `@@` hunk header outside a
+//!   file, and a `Binary files … differ` line, are errors.
+//! - An input with no file change at all is refused ([`PatchError::Empty`]).
+//!
+//! # Hunks
+//!
+//! - The counts in `@@ -a,b +c,d @@` must agree exactly with the body; a body that is shorter
+//!   (truncated patch, or a line that is not ` `, `-`, `+` or `\`) or longer (a ` `/`-`/`+` line
+//!   right after the counted lines) is refused. Counts are never used to allocate.
+//! - A line that is exactly `\n` inside a hunk is a blank context line (as ` \n`); a line that is
+//!   exactly `\r\n` is **not** (it is an error), since it cannot be told apart from damage.
+//! - `\ No newline at end of file` (any text after `\`) removes the `\n` of the line before it, on
+//!   either side. A `\r` before the `\n` is content: CRLF files are kept byte for byte, and a CRLF
+//!   file patched with an LF-only diff fails as a context mismatch (no line-ending leniency).
+//! - If the very last line of the patch text lacks its `\n` (an agent that dropped the final
+//!   newline) it is read as if it had one; only the `\` marker says a line has no newline.
+//! - Placement: context and `-` lines must match byte for byte (no fuzz, no whitespace leniency).
+//!   A hunk is first tried at its stated line, shifted by the offset of the previous hunk of the
+//!   file. Only if it does not match there may it move, and only when its old side occurs exactly
+//!   once in the whole file; zero or several occurrences are refused, naming the file, the hunk and
+//!   its stated line. Hunks must land in order and not overlap. A hunk with no old lines
+//!   (`@@ -5,0 +6,2 @@`) inserts **after** old line 5 and never moves; `-0,0` means the top.
+//! - **Same patch twice**: like `git apply`, an add-only hunk whose context still matches at the
+//!   stated place applies again (duplicating its lines). Detecting "already applied" would need
+//!   the reverse-apply heuristics `git apply` itself does not use by default, and would make
+//!   legitimate duplicate insertions impossible; session history, not this function, is where a
+//!   double submission is visible.
+//!
+//! # Files
+//!
+//! - Creating a file that exists, or modifying, deleting, renaming or copying one that does not,
+//!   is refused. A delete must remove exactly the file's content: the `-` lines (or, for a
+//!   deletion with no hunks, an empty file; for a binary deletion, the reverse binary block) must
+//!   reproduce the file byte for byte, else the whole patch is refused.
+//! - A rename writes the (patched) content to the new name and deletes the old; a copy writes the
+//!   new name and keeps the source, which is read from the pre-image (so `git diff -C` output that
+//!   also edits the source applies as `git apply` does).
+//! - Modes: only `100644` and `100755`. `120000` (symlink) and `160000` (gitlink) are refused
+//!   with the path. A file keeps its executable bit unless `new mode`/`new file mode` sets it; new
+//!   files without a mode are not executable. `old mode` is not checked against the tree.
+//! - A creation may not put a file below a path that is (and stays) a file, nor may two outputs of
+//!   one patch be file and directory of each other. (The [`PreImage`] cannot list directories, so a
+//!   new file `a` next to an existing `a/x` is left to the caller.)
+//! - Binary patches (`GIT binary patch`, literal or delta): the forward block is applied. When a
+//!   reverse block is present it is applied to the result and must give back the original bytes,
+//!   which stands in for git's `index` hash check (a delta against the wrong base is refused).
+//!   `Binary files a/x and b/x differ` without data is refused.
+//!
+//! # Paths
+//!
+//! Every name is checked with [`WorkspacePath::new`], is at most `max_path_bytes` long, and is
+//! refused if any component is `.git` in any case spelling, or its first component is `.genesis`
+//! (the store). One patch may name a path once: a second entry for the same path (a rename's source
+//! included) is refused, and so are two paths that differ only by case or by Unicode
+//! normalisation (NFC/NFD), which would collide on macOS and Windows file systems. A copy's
+//! source is only read, so it does not count.
+//!
+//! # Counts
+//!
+//! `files_changed` is the number of file entries in the patch; `lines_added`/`lines_removed`
+//! count `+`/`-` lines of text hunks (binary patches count no lines).
+
+mod apply;
+mod parse;
+
+use std::collections::BTreeMap;
+
+use crate::path::{PathError, WorkspacePath};
+
+/// The tree a patch applies to (a snapshot in the store). Content is loaded on demand.
+pub trait PreImage {
+    /// Whether `path` is a regular file in the tree.
+    fn contains(&self, path: &WorkspacePath) -> bool;
+    /// Its bytes. Errors are the engine's I/O errors, passed through as a string.
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String>;
+    /// Whether its executable bit is set.
+    fn is_executable(&self, path: &WorkspacePath) -> bool;
+}
+
+/// What a patch does to one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileChange {
+    /// The file's full new content and executable bit.
+    Write {
+        /// The post-image bytes.
+        data: Vec<u8>,
+        /// Whether the file is executable afterwards.
+        executable: bool,
+    },
+    /// The file is removed.
+    Delete,
+}
+
+/// The result of a successful [`apply_patch`].
+#[derive(Debug, Clone, Default)]
+pub struct PatchOutcome {
+    /// Every path the patch changes, with its post-image.
+    pub changes: BTreeMap<WorkspacePath, FileChange>,
+    /// Number of file entries in the patch.
+    pub files_changed: usize,
+    /// Number of `+` lines in text hunks.
+    pub lines_added: u64,
+    /// Number of `-` lines in text hunks.
+    pub lines_removed: u64,
+}
+
+/// Limits on untrusted input.
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    /// Largest accepted patch text, in bytes (default 64 MiB).
+    pub max_patch_bytes: usize,
+    /// Most file entries in one patch (default 4096).
+    pub max_files: usize,
+    /// Most hunks in one patch, all files together (default 100 000).
+    pub max_hunks: usize,
+    /// Longest accepted path, in bytes (default 4096).
+    pub max_path_bytes: usize,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions {
+            max_patch_bytes: 64 * 1024 * 1024,
+            max_files: 4096,
+            max_hunks: 100_000,
+            max_path_bytes: 4096,
+        }
+    }
+}
+
+/// Why a patch was refused. Nothing is applied when any error occurs.
+///
+/// `line` is always a 1-based line number in the patch text; `hunk` is 1-based within its file;
+/// `target_line` is a 1-based line number in the target file (the hunk's stated start).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatchError {
+    /// The patch text is larger than `max_patch_bytes`.
+    #[error("patch is {size} bytes, over the limit of {limit} bytes")]
+    TooLarge {
+        /// Size of the patch.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// More file entries than `max_files`.
+    #[error("patch line {line}: more than {limit} files in one patch")]
+    TooManyFiles {
+        /// Patch line of the first file over the limit.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// More hunks than `max_hunks`.
+    #[error("patch line {line}: more than {limit} hunks in one patch")]
+    TooManyHunks {
+        /// Patch line of the first hunk over the limit.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The patch holds no file change.
+    #[error("the patch holds no file change (no `diff --git` or `---`/`+++` header found)")]
+    Empty,
+    /// A header line is not valid UTF-8 (after decoding a quoted name, if any).
+    #[error("patch line {line}: header is not valid UTF-8")]
+    HeaderNotUtf8 {
+        /// Patch line.
+        line: usize,
+    },
+    /// A header line holds a NUL byte.
+    #[error("patch line {line}: header holds a NUL byte")]
+    HeaderNul {
+        /// Patch line.
+        line: usize,
+    },
+    /// A header line cannot be understood.
+    #[error("patch line {line}: malformed header: {reason}")]
+    MalformedHeader {
+        /// Patch line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A `@@` line appears outside any file.
+    #[error("patch line {line}: hunk header without a file header (`---`/`+++` or `diff --git`)")]
+    HunkWithoutFile {
+        /// Patch line.
+        line: usize,
+    },
+    /// A `@@` line cannot be parsed.
+    #[error("{path}: hunk {hunk} at patch line {line}: malformed hunk header: {reason}")]
+    MalformedHunkHeader {
+        /// File the hunk belongs to.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The hunk body does not agree with the counts in its header.
+    #[error(
+        "{path}: hunk {hunk} (header at patch line {header_line}): body does not match the line counts in its header at patch line {line}: {reason}"
+    )]
+    HunkCountMismatch {
+        /// File the hunk belongs to.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        header_line: usize,
+        /// Patch line where the mismatch was found.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The patch ends inside a hunk.
+    #[error(
+        "{path}: hunk {hunk} (header at patch line {header_line}): patch is truncated, it ends at line {line} with {old_missing} old and {new_missing} new lines still missing"
+    )]
+    Truncated {
+        /// File the hunk belongs to.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        header_line: usize,
+        /// Last line of the patch.
+        line: usize,
+        /// Old-side lines the header promised but the body lacks.
+        old_missing: u64,
+        /// New-side lines the header promised but the body lacks.
+        new_missing: u64,
+    },
+    /// A path is not a valid workspace path.
+    #[error("patch line {line}: invalid path {path:?}: {source}")]
+    InvalidPath {
+        /// The path as written (after prefix stripping).
+        path: String,
+        /// Patch line.
+        line: usize,
+        /// The rule it breaks.
+        source: PathError,
+    },
+    /// A path is longer than `max_path_bytes`.
+    #[error("patch line {line}: path of {len} bytes is over the limit of {limit} bytes")]
+    PathTooLong {
+        /// Patch line.
+        line: usize,
+        /// Length of the path.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A path inside `.git` or the store.
+    #[error("patch line {line}: path {path} is forbidden: {reason}")]
+    ForbiddenPath {
+        /// The path.
+        path: String,
+        /// Patch line.
+        line: usize,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The same path appears twice in one patch.
+    #[error(
+        "patch line {line}: path {path} already appears in this patch (patch line {first_line})"
+    )]
+    DuplicatePath {
+        /// The path.
+        path: String,
+        /// Patch line of the second entry.
+        line: usize,
+        /// Patch line of the first entry.
+        first_line: usize,
+    },
+    /// Two paths in one patch differ only by case or Unicode normalisation.
+    #[error(
+        "patch line {line}: path {path} collides with {other} (patch line {other_line}): they differ only by case or Unicode normalisation"
+    )]
+    PathCollision {
+        /// The later path.
+        path: String,
+        /// Patch line of the later path.
+        line: usize,
+        /// The earlier path.
+        other: String,
+        /// Patch line of the earlier path.
+        other_line: usize,
+    },
+    /// A file would be created below a path that is a file.
+    #[error("patch line {line}: cannot write {path}: {parent} is a file")]
+    ParentIsFile {
+        /// The path.
+        path: String,
+        /// The file in the way.
+        parent: String,
+        /// Patch line of the entry.
+        line: usize,
+    },
+    /// A mode other than 100644/100755.
+    #[error(
+        "{path}: patch line {line}: mode {mode} is not supported ({what}); only regular files (100644, 100755) can be patched"
+    )]
+    UnsupportedMode {
+        /// The path.
+        path: String,
+        /// Patch line.
+        line: usize,
+        /// The mode as written.
+        mode: String,
+        /// What the mode means.
+        what: &'static str,
+    },
+    /// `Binary files … differ` without content.
+    #[error(
+        "patch line {line}: binary change to {path} has no content (`Binary files ... differ`); regenerate the diff with `git diff --binary`"
+    )]
+    BinaryWithoutData {
+        /// The path as written in the stub.
+        path: String,
+        /// Patch line.
+        line: usize,
+    },
+    /// A `GIT binary patch` that cannot be decoded or applied.
+    #[error("{path}: binary patch at patch line {line}: {reason}")]
+    BadBinary {
+        /// The path.
+        path: String,
+        /// Patch line of `GIT binary patch` (or of the bad block).
+        line: usize,
+        /// What failed.
+        reason: String,
+    },
+    /// The file to create already exists.
+    #[error("{path}: patch line {line}: cannot create the file, it already exists")]
+    FileExists {
+        /// The path.
+        path: String,
+        /// Patch line.
+        line: usize,
+    },
+    /// The file to modify, delete, rename or copy does not exist.
+    #[error("{path}: patch line {line}: no such file in the tree")]
+    FileMissing {
+        /// The path.
+        path: String,
+        /// Patch line.
+        line: usize,
+    },
+    /// Reading the pre-image failed.
+    #[error("{path}: cannot read the file: {message}")]
+    Read {
+        /// The path.
+        path: String,
+        /// The engine's error.
+        message: String,
+    },
+    /// A file entry with neither hunks nor a mode change.
+    #[error("{path}: patch line {line}: file entry changes nothing (no hunks, no mode change)")]
+    NoChange {
+        /// The path.
+        path: String,
+        /// Patch line.
+        line: usize,
+    },
+    /// The hunk's old lines occur nowhere in the file.
+    #[error(
+        "{path}: hunk {hunk} (patch line {line}) does not apply: its context and removed lines do not match at line {target_line} nor anywhere else in the file"
+    )]
+    HunkNotFound {
+        /// The path.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+        /// Stated line in the target file.
+        target_line: u64,
+    },
+    /// The hunk does not match at its stated line and matches in several other places.
+    #[error(
+        "{path}: hunk {hunk} (patch line {line}) does not match at line {target_line}, and its context occurs {count} times elsewhere in the file; refusing to guess"
+    )]
+    HunkAmbiguous {
+        /// The path.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+        /// Stated line in the target file.
+        target_line: u64,
+        /// Number of places it matches.
+        count: usize,
+    },
+    /// The hunk would land before or over the previous hunk, or outside the file.
+    #[error(
+        "{path}: hunk {hunk} (patch line {line}) stated at line {target_line} would land at line {found_line}, before the end of the previous hunk or outside the file; hunks must be in order and not overlap"
+    )]
+    HunkOutOfOrder {
+        /// The path.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+        /// Stated line in the target file.
+        target_line: u64,
+        /// Where it would land (1-based).
+        found_line: u64,
+    },
+    /// A deletion whose `-` lines differ from the file.
+    #[error(
+        "{path}: patch line {line}: refusing to delete the file, its content differs from the patch's removed lines"
+    )]
+    DeleteMismatch {
+        /// The path.
+        path: String,
+        /// Patch line of the file entry.
+        line: usize,
+    },
+    /// A line without its newline would end up before another line.
+    #[error(
+        "{path}: hunk {hunk} (patch line {line}): a line marked `\\ No newline at end of file` would not be the last line of the file"
+    )]
+    NoNewlineInMiddle {
+        /// The path.
+        path: String,
+        /// Hunk number.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+    },
+    /// A creation whose hunks have old lines.
+    #[error("{path}: hunk {hunk} (patch line {line}): a new file's hunk cannot have old lines")]
+    CreateWithOldLines {
+        /// The path.
+        path: String,
+        /// Hunk number.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+    },
+}
+
+/// Applies `patch` to `tree` and returns the post-image of every changed file.
+///
+/// # Errors
+/// A [`PatchError`] naming the file, hunk and line that failed; see the module docs for the rules.
+pub fn apply_patch(
+    patch: &[u8],
+    tree: &dyn PreImage,
+    opts: &ApplyOptions,
+) -> Result<PatchOutcome, PatchError> {
+    if patch.len() > opts.max_patch_bytes {
+        return Err(PatchError::TooLarge {
+            size: patch.len(),
+            limit: opts.max_patch_bytes,
+        });
+    }
+    let files = parse::parse(patch, opts)?;
+    apply::apply(&files, tree, opts)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,340 @@
+//! Unit tests for the rules that the named cases in `tests/patch_cases.rs` do not pin down.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+struct Mem(BTreeMap<&'static str, (&'static [u8], bool)>);
+
+impl PreImage for Mem {
+    fn contains(&self, path: &WorkspacePath) -> bool {
+        self.0.contains_key(path.as_str())
+    }
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String> {
+        match self.0.get(path.as_str()) {
+            Some((d, _)) if *d != b"<io error>" => Ok(d.to_vec()),
+            _ => Err("disk on fire".into()),
+        }
+    }
+    fn is_executable(&self, path: &WorkspacePath) -> bool {
+        self.0.get(path.as_str()).is_some_and(|(_, x)| *x)
+    }
+}
+
+fn tree(files: &[(&'static str, &'static [u8])]) -> Mem {
+    Mem(files.iter().map(|(p, d)| (*p, (*d, false))).collect())
+}
+
+fn run(patch: &[u8], t: &Mem) -> Result<PatchOutcome, PatchError> {
+    apply_patch(patch, t, &ApplyOptions::default())
+}
+
+fn err(patch: &[u8], t: &Mem) -> PatchError {
+    match run(patch, t) {
+        Ok(o) => panic!(
+            "expected an error, got {:?}",
+            o.changes.keys().collect::<Vec<_>>()
+        ),
+        Err(e) => e,
+    }
+}
+
+fn out(patch: &[u8], t: &Mem, path: &str) -> Vec<u8> {
+    match run(patch, t)
+        .unwrap()
+        .changes
+        .remove(&WorkspacePath::new(path).unwrap())
+    {
+        Some(FileChange::Write { data, .. }) => data,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn defaults() {
+    let o = ApplyOptions::default();
+    assert_eq!(
+        (
+            o.max_patch_bytes,
+            o.max_files,
+            o.max_hunks,
+            o.max_path_bytes
+        ),
+        (64 << 20, 4096, 100_000, 4096)
+    );
+}
+
+#[test]
+fn errors_name_file_hunk_and_lines() {
+    let t = tree(&[("src/m.rs", b"a\nb\nc\nd\n")]);
+    let p = b"--- a/src/m.rs\n+++ b/src/m.rs\n@@ -1 +1 @@\n-a\n+A\n@@ -3,2 +3,2 @@\n-x\n+X\n d\n";
+    let e = err(p, &t);
+    assert_eq!(
+        e,
+        PatchError::HunkNotFound {
+            path: "src/m.rs".into(),
+            hunk: 2,
+            line: 6,
+            target_line: 3
+        }
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("src/m.rs")
+            && msg.contains("hunk 2")
+            && msg.contains("patch line 6")
+            && msg.contains("line 3"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn hunk_found_only_before_the_previous_hunk_is_out_of_order() {
+    let t = tree(&[("f", b"1\n2\n3\n4\n5\n6\n")]);
+    // Hunk 2 stated at line 6, but its old side ("2") occurs only at line 2, before hunk 1's end.
+    let p = b"--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n 3\n-4\n+four\n@@ -6 +6 @@\n-2\n+two\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::HunkOutOfOrder {
+            hunk: 2,
+            target_line: 6,
+            found_line: 2,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn offsets_carry_to_later_hunks() {
+    // Two lines were added at the top since the diff was made: both hunks move by 2.
+    let t = tree(&[("f", b"x\ny\n1\n2\n3\n4\n5\n6\n7\n8\n")]);
+    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-1\n+one\n 2\n@@ -7,0 +8 @@\n+after7\n";
+    assert_eq!(out(p, &t, "f"), b"x\ny\none\n2\n3\n4\n5\n6\n7\nafter7\n8\n");
+}
+
+#[test]
+fn crlf_alone_is_not_a_blank_context_line() {
+    let t = tree(&[("f", b"a\n\r\nb\n")]);
+    let p = b"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n\r\n-b\n+B\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::HunkCountMismatch { line: 5, .. }
+    ));
+}
+
+#[test]
+fn no_newline_marker_rules() {
+    let t = tree(&[("f", b"a\nb\n")]);
+    // A no-newline line followed by more lines in the result.
+    let p = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\n\\ No newline at end of file\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::NoNewlineInMiddle { hunk: 1, .. }
+    ));
+    // A marker with nothing before it.
+    let p = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n\\ No newline at end of file\n-a\n+A\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::HunkCountMismatch { line: 4, .. }
+    ));
+    // Two markers for one line.
+    let p = b"--- a/f\n+++ b/f\n@@ -2 +2 @@\n-b\n\\ No newline\n\\ No newline\n+B\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::HunkCountMismatch { line: 6, .. }
+    ));
+    // The marker's text may be localised; CRLF before it stays content.
+    let t = tree(&[("f", b"a\r")]);
+    let p = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\r\n\\ Kein Zeilenumbruch am Dateiende.\n+b\r\n";
+    assert_eq!(out(p, &t, "f"), b"b\r\n");
+}
+
+#[test]
+fn header_checks() {
+    let t = tree(&[("f", b"a\n")]);
+    let e = err(b"--- a/f\n+++ b/f\n@@ -0,1 +1 @@\n-a\n+b\n", &t);
+    assert!(
+        matches!(
+            e,
+            PatchError::MalformedHunkHeader {
+                hunk: 1,
+                line: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = err(b"--- a/f\n+++ b/f\n@@ -1 +1\n-a\n+b\n", &t);
+    assert!(matches!(e, PatchError::MalformedHunkHeader { .. }), "{e}");
+    // Rename headers disagreeing with ---/+++.
+    let p =
+        b"diff --git a/f b/g\nrename from f\nrename to g\n--- a/f\n+++ b/h\n@@ -1 +1 @@\n-a\n+b\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::MalformedHeader { line: 4, .. }
+    ));
+    // ---/+++ disagreeing with diff --git.
+    let p = b"diff --git a/f b/f\n--- a/f\n+++ b/other\n@@ -1 +1 @@\n-a\n+b\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::MalformedHeader { line: 2, .. }
+    ));
+    // A lone rename from.
+    let p = b"diff --git a/f b/g\nrename from f\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::MalformedHeader { line: 1, .. }
+    ));
+    // A diff --git entry that changes nothing.
+    let p = b"diff --git a/f b/f\nindex 1..2 100644\n";
+    assert_eq!(
+        err(p, &t),
+        PatchError::NoChange {
+            path: "f".into(),
+            line: 1
+        }
+    );
+    // --- without +++ inside a git entry.
+    let p = b"diff --git a/f b/f\n--- a/f\n@@ -1 +1 @@\n-a\n+b\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::MalformedHeader { line: 2, .. }
+    ));
+    // Unknown mode.
+    let p = b"diff --git a/f b/f\nold mode 100644\nnew mode 100777\n";
+    assert!(matches!(err(p, &t), PatchError::UnsupportedMode { .. }));
+}
+
+#[test]
+fn creation_rules() {
+    let t = tree(&[]);
+    let p = b"--- /dev/null\n+++ b/n\n@@ -1 +1 @@\n-a\n+b\n";
+    assert!(matches!(
+        err(p, &t),
+        PatchError::CreateWithOldLines { hunk: 1, .. }
+    ));
+    // A plain diff naming a missing file with a hunk that has old lines: missing, not created.
+    let p = b"--- a/n\n+++ b/n\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(
+        err(p, &t),
+        PatchError::FileMissing {
+            path: "n".into(),
+            line: 1
+        }
+    );
+    // A new file's mode.
+    let p = b"diff --git a/x.sh b/x.sh\nnew file mode 100755\n--- /dev/null\n+++ b/x.sh\n@@ -0,0 +1 @@\n+echo\n";
+    let o = run(p, &t).unwrap();
+    assert_eq!(
+        o.changes.values().next(),
+        Some(&FileChange::Write {
+            data: b"echo\n".to_vec(),
+            executable: true
+        })
+    );
+}
+
+#[test]
+fn copy_source_may_also_be_modified() {
+    // git diff -C: x is copied to y and x itself is edited, in one patch.
+    let t = tree(&[("x", b"1\n2\n")]);
+    let p = b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n 1\n-2\n+two\ndiff --git a/x b/y\ncopy from x\ncopy to y\n";
+    let o = run(p, &t).unwrap();
+    assert_eq!(o.files_changed, 2);
+    assert_eq!(out(p, &t, "x"), b"1\ntwo\n");
+    assert_eq!(out(p, &t, "y"), b"1\n2\n");
+}
+
+#[test]
+fn read_errors_pass_through() {
+    let t = tree(&[("f", b"<io error>")]);
+    let p = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(
+        err(p, &t),
+        PatchError::Read {
+            path: "f".into(),
+            message: "disk on fire".into()
+        }
+    );
+}
+
+#[test]
+fn binary_patch_needs_an_index_line() {
+    let t = tree(&[]);
+    let p = b"diff --git a/b.bin b/b.bin\nnew file mode 100644\nGIT binary patch\nliteral 10\nUcmV+l0QLU>0RjUA1qKHQ2>`DEE&u=k\n\nliteral 0\nKcmV+b0RR6000031\n\n";
+    assert!(matches!(err(p, &t), PatchError::BadBinary { line: 3, .. }));
+    // With git's index line it applies (the example from diffy's docs).
+    let p = b"diff --git a/b.bin b/b.bin\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..df93f5f3f72487244976c34e85525cf445016566\nGIT binary patch\nliteral 10\nUcmV+l0QLU>0RjUA1qKHQ2>`DEE&u=k\n\nliteral 0\nKcmV+b0RR6000031\n\n";
+    assert_eq!(out(p, &t, "b.bin"), b"\0\x01\x02\x03\x04\x05\x06\x07\x08\t");
+    // A wrong result id is reported as such.
+    let wrong = String::from_utf8_lossy(p).replace("df93f5f3", "df93f5f4");
+    assert!(
+        err(wrong.as_bytes(), &t)
+            .to_string()
+            .contains("the result is blob")
+    );
+    // Garbage data.
+    let p = b"diff --git a/b.bin b/b.bin\nnew file mode 100644\nindex 0000000..1234567\nGIT binary patch\nliteral 10\n!!!!\n\n";
+    assert!(matches!(err(p, &t), PatchError::BadBinary { .. }));
+    // A declared size over the limit is refused before decoding.
+    let p = b"diff --git a/b.bin b/b.bin\nnew file mode 100644\nindex 0000000..1234567\nGIT binary patch\nliteral 999999999999\nUcmV+l0QLU>0RjUA1qKHQ2>`DEE&u=k\n\n";
+    assert!(matches!(err(p, &t), PatchError::BadBinary { line: 5, .. }));
+}
+
+#[test]
+fn counts() {
+    let t = tree(&[("a", b"1\n2\n"), ("b", b"x\n")]);
+    let p = b"--- a/a\n+++ b/a\n@@ -1,2 +1,3 @@\n-1\n+one\n+uno\n 2\ndiff --git a/b b/b\nold mode 100644\nnew mode 100755\n";
+    let o = run(p, &t).unwrap();
+    assert_eq!((o.files_changed, o.lines_added, o.lines_removed), (2, 2, 1));
+}
+
+/// git's base85 line encoding of `data` (for building binary patches in tests).
+fn base85(data: &[u8]) -> String {
+    const A: &[u8; 85] =
+        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+    let mut s = String::new();
+    for chunk in data.chunks(52) {
+        let n = chunk.len();
+        s.push(if n <= 26 {
+            (b'A' + n as u8 - 1) as char
+        } else {
+            (b'a' + n as u8 - 27) as char
+        });
+        for g in chunk.chunks(4) {
+            let mut b = [0u8; 4];
+            b[..g.len()].copy_from_slice(g);
+            let mut v = u32::from_be_bytes(b);
+            let mut five = [0u8; 5];
+            for c in five.iter_mut().rev() {
+                *c = A[(v % 85) as usize];
+                v /= 85;
+            }
+            s.push_str(std::str::from_utf8(&five).unwrap());
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn binary_bomb_is_refused_without_inflating_it() {
+    use std::io::Write as _;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(&vec![0u8; 4 << 20]).unwrap();
+    let compressed = z.finish().unwrap();
+    let p = format!(
+        "diff --git a/b.bin b/b.bin\nnew file mode 100644\nindex 0000000..1234567\nGIT binary patch\nliteral 100\n{}\n",
+        base85(&compressed)
+    );
+    let e = err(p.as_bytes(), &tree(&[]));
+    assert!(
+        e.to_string()
+            .contains("inflates to more than its declared 100 bytes"),
+        "{e}"
+    );
+    // The same data with its true size decodes (and then fails only on the made-up id).
+    let p = p.replace("literal 100\n", &format!("literal {}\n", 4 << 20));
+    let e = err(p.as_bytes(), &tree(&[]));
+    assert!(e.to_string().contains("the result is blob"), "{e}");
+}

@@ -1,0 +1,388 @@
+//! Session documents (`genesis/agent-transaction-v0.1`, 004 `#/$defs/session`) and the
+//! engine's private state kept beside each one.
+//!
+//! In the store:
+//!
+//! ```text
+//! sessions/<id>.json        the session document, valid against 004 #/$defs/session
+//! sessions/<id>.state.json  engine state: executable bits of every snapshot the session
+//!                           passed through, the manifest, the checkout directory, logs
+//! ```
+//!
+//! Both are rewritten atomically (temp file, fsync, rename) on every change, the state first.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::hash::Digest;
+use crate::path::WorkspacePath;
+use crate::schema::{DocumentKind, schema_violations};
+use crate::store::{Store, StoreError, write_atomic};
+
+/// The `schema` value of a session document.
+pub const SESSION_SCHEMA: &str = "genesis/agent-transaction-v0.1";
+/// Most patches one session may hold (004 `patches.maxItems`).
+pub const MAX_PATCHES: usize = 4096;
+
+/// A session id: `[A-Za-z0-9_-]{1,64}` (004 `#/$defs/sessionId`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SessionId(String);
+
+/// A string that is not a valid session id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid session id {0:?}: expected 1 to 64 characters from A-Z a-z 0-9 _ -")]
+pub struct SessionIdError(pub String);
+
+impl SessionId {
+    /// Validates `s`.
+    ///
+    /// # Errors
+    /// [`SessionIdError`] unless `s` is 1–64 characters of `[A-Za-z0-9_-]`.
+    pub fn new(s: &str) -> Result<Self, SessionIdError> {
+        if s.is_empty()
+            || s.len() > 64
+            || !s
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(SessionIdError(s.to_owned()));
+        }
+        Ok(SessionId(s.to_owned()))
+    }
+
+    /// A fresh UUIDv7 (time-ordered), for example `01936f3e-…`.
+    pub fn generate() -> Self {
+        SessionId(uuid::Uuid::now_v7().to_string())
+    }
+
+    /// The id as a string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for SessionId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl serde::Serialize for SessionId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SessionId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        SessionId::new(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A session's status: `open` until it becomes `applied` or `aborted`, then never changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Patches may be recorded, verified and applied.
+    Open,
+    /// Written to the workspace.
+    Applied,
+    /// Thrown away.
+    Aborted,
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Status::Open => "open",
+            Status::Applied => "applied",
+            Status::Aborted => "aborted",
+        })
+    }
+}
+
+/// One recorded patch (004 `#/$defs/patch`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatchEntry {
+    /// SHA-256 of the patch text as submitted (an object in the store).
+    pub patch: Digest,
+    /// Identity of the snapshot the patch applied to.
+    pub before_snapshot: Digest,
+    /// Identity of the snapshot it produced.
+    pub after_snapshot: Digest,
+    /// Whether the static obligations (protected paths, limits) hold for `after_snapshot`.
+    pub obligations_ok: bool,
+    /// The acceptance hash when the patch was verified (`patch --verify`), else `null`.
+    pub acceptance: Option<Digest>,
+}
+
+/// The outcome of a verification (004 `#/$defs/verification`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verification {
+    /// The snapshot verified.
+    pub snapshot: Digest,
+    /// SHA-256 of the JCS form of the acceptance record (an object in the store).
+    pub acceptance: Digest,
+    /// Whether every obligation passed.
+    pub obligations_ok: bool,
+}
+
+/// A session document (004 `#/$defs/session`). Field order is the schema's.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Session {
+    /// Always [`SESSION_SCHEMA`].
+    pub schema: String,
+    /// The session id.
+    pub session: SessionId,
+    /// The manifest's path relative to the workspace root.
+    pub package_manifest: WorkspacePath,
+    /// The snapshot the session started from.
+    pub base_snapshot: Digest,
+    /// The snapshot after the last patch (the base when there is none).
+    pub current_snapshot: Digest,
+    /// open, applied or aborted.
+    pub status: Status,
+    /// The recorded patches, oldest first.
+    pub patches: Vec<PatchEntry>,
+    /// The last verification, or `null`.
+    pub verification: Option<Verification>,
+}
+
+/// A snapshot the session passed through, with its executable bits (which the v0.1 identity
+/// does not cover).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SnapshotState {
+    /// The snapshot identity.
+    pub identity: Digest,
+    /// Paths with the executable bit set.
+    pub executable: BTreeSet<WorkspacePath>,
+}
+
+/// Output of one obligation run, kept for `status` and debugging (not part of acceptance).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ObligationLog {
+    /// The obligation id.
+    pub id: String,
+    /// The snapshot it ran on.
+    pub snapshot: Digest,
+    /// Store object holding its standard output.
+    pub stdout: Digest,
+    /// Store object holding its standard error.
+    pub stderr: Digest,
+    /// Exit code, or `null` when killed by a signal or the timeout.
+    pub exit_code: Option<i32>,
+    /// Whether it was killed for running past its timeout.
+    pub timed_out: bool,
+    /// Wall-clock seconds it ran.
+    pub seconds: f64,
+}
+
+/// Engine state beside a session document.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct SessionState {
+    /// `snapshots[0]` is the base; `snapshots[i + 1]` is the result of `patches[i]`.
+    pub snapshots: Vec<SnapshotState>,
+    /// Blob of the manifest as it is in the base snapshot.
+    pub manifest_blob: Option<Digest>,
+    /// Directory made by `open --checkout`, removed by `abort`.
+    pub checkout: Option<PathBuf>,
+    /// Logs of the last verification's obligations.
+    pub logs: Vec<ObligationLog>,
+}
+
+impl SessionState {
+    /// Executable bits of the current snapshot (the last entry).
+    pub fn current_executable(&self) -> BTreeSet<WorkspacePath> {
+        self.snapshots
+            .last()
+            .map(|s| s.executable.clone())
+            .unwrap_or_default()
+    }
+
+    /// Executable bits of the base snapshot.
+    pub fn base_executable(&self) -> BTreeSet<WorkspacePath> {
+        self.snapshots
+            .first()
+            .map(|s| s.executable.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Errors reading or writing sessions. Each names the session.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// No such session in the store.
+    #[error("no session {0:?} in the store; `genesis status` lists the sessions")]
+    NotFound(String),
+    /// A session with this id exists already.
+    #[error("session {0} exists already; choose another --session id")]
+    Exists(SessionId),
+    /// The session document or its state is not valid (edited by hand, or corrupt).
+    #[error("session {id}: invalid document {}: {message}", .path.display())]
+    Invalid {
+        /// The session id.
+        id: String,
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with JSON pointers.
+        message: String,
+    },
+    /// A store error.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn sessions_dir(store: &Store) -> PathBuf {
+    store.path().join("sessions")
+}
+
+/// Whether a session with this id exists.
+pub fn exists(store: &Store, id: &SessionId) -> bool {
+    sessions_dir(store).join(format!("{id}.json")).is_file()
+}
+
+/// Reads and checks a session and its state: the document must be valid against 004
+/// `#/$defs/session`, and its snapshots must be in the store.
+///
+/// # Errors
+/// [`SessionError::NotFound`], [`SessionError::Invalid`] (with the JSON pointer of each
+/// failure, or the missing snapshot).
+pub fn load(store: &Store, id: &str) -> Result<(Session, SessionState), SessionError> {
+    let sid = SessionId::new(id).map_err(|_| SessionError::NotFound(id.to_owned()))?;
+    let dir = sessions_dir(store);
+    let path = dir.join(format!("{sid}.json"));
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SessionError::NotFound(id.to_owned()));
+        }
+        Err(source) => return Err(StoreError::Io { path, source }.into()),
+    };
+    let invalid = |path: &Path, message: String| SessionError::Invalid {
+        id: id.to_owned(),
+        path: path.to_path_buf(),
+        message,
+    };
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| invalid(&path, e.to_string()))?;
+    let violations = schema_violations(DocumentKind::Session, &value);
+    if !violations.is_empty() {
+        let msg = violations
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(invalid(&path, msg));
+    }
+    let session: Session =
+        serde_json::from_value(value).map_err(|e| invalid(&path, e.to_string()))?;
+    if session.session != sid {
+        return Err(invalid(
+            &path,
+            format!(
+                "/session: {:?} does not match the file name",
+                session.session.as_str()
+            ),
+        ));
+    }
+    let state_path = dir.join(format!("{sid}.state.json"));
+    let state: SessionState = match std::fs::read(&state_path) {
+        Ok(b) => serde_json::from_slice(&b).map_err(|e| invalid(&state_path, e.to_string()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(invalid(&state_path, "missing engine state file".into()));
+        }
+        Err(source) => {
+            return Err(StoreError::Io {
+                path: state_path,
+                source,
+            }
+            .into());
+        }
+    };
+    // Every snapshot the document names must be stored, and agree with the state.
+    let mut named = vec![("/base_snapshot".to_owned(), session.base_snapshot)];
+    named.push(("/current_snapshot".into(), session.current_snapshot));
+    for (i, p) in session.patches.iter().enumerate() {
+        named.push((format!("/patches/{i}/before_snapshot"), p.before_snapshot));
+        named.push((format!("/patches/{i}/after_snapshot"), p.after_snapshot));
+        if !store.has_object(&p.patch) {
+            return Err(invalid(
+                &path,
+                format!(
+                    "/patches/{i}/patch: patch object {} is not in the store",
+                    p.patch
+                ),
+            ));
+        }
+    }
+    for (pointer, id) in &named {
+        if !store.has_snapshot(id) {
+            return Err(invalid(
+                &path,
+                format!("{pointer}: snapshot {id} is not in the store"),
+            ));
+        }
+    }
+    let chain_ok = state.snapshots.len() == session.patches.len() + 1
+        && state.snapshots[0].identity == session.base_snapshot
+        && state.snapshots.last().map(|s| s.identity) == Some(session.current_snapshot)
+        && session.patches.iter().enumerate().all(|(i, p)| {
+            state.snapshots[i].identity == p.before_snapshot
+                && state.snapshots[i + 1].identity == p.after_snapshot
+        });
+    if !chain_ok {
+        return Err(invalid(
+            &path,
+            "the patches do not form a chain from /base_snapshot to /current_snapshot".into(),
+        ));
+    }
+    Ok((session, state))
+}
+
+/// Writes a session's state and document atomically (state first).
+///
+/// # Errors
+/// [`SessionError::Store`] on file-system failure.
+pub fn save(store: &Store, session: &Session, state: &SessionState) -> Result<(), SessionError> {
+    let dir = sessions_dir(store);
+    std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut st = serde_json::to_vec_pretty(state).expect("serialisable");
+    st.push(b'\n');
+    write_atomic(&dir, &format!("{}.state.json", session.session), &st)?;
+    let mut doc = serde_json::to_vec_pretty(session).expect("serialisable");
+    doc.push(b'\n');
+    write_atomic(&dir, &format!("{}.json", session.session), &doc)?;
+    Ok(())
+}
+
+/// The ids of all sessions in the store, sorted.
+///
+/// # Errors
+/// [`StoreError::Io`] if the sessions directory cannot be read.
+pub fn list(store: &Store) -> Result<Vec<String>, SessionError> {
+    let dir = sessions_dir(store);
+    let mut out = Vec::new();
+    let rd = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(source) => return Err(StoreError::Io { path: dir, source }.into()),
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".json"))
+            && !id.ends_with(".state")
+            && SessionId::new(id).is_ok()
+        {
+            out.push(id.to_owned());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
