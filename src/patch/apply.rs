@@ -23,7 +23,7 @@ fn check_path(s: &str, line: usize, opts: &ApplyOptions) -> Result<WorkspacePath
         line,
         source,
     })?;
-    if path.components().any(|c| c.eq_ignore_ascii_case(".git")) {
+    if path.components().any(|c| is_named(c, ".git")) {
         return Err(PatchError::ForbiddenPath {
             path: s.to_owned(),
             line,
@@ -33,7 +33,7 @@ fn check_path(s: &str, line: usize, opts: &ApplyOptions) -> Result<WorkspacePath
     if path
         .components()
         .next()
-        .is_some_and(|c| c.eq_ignore_ascii_case(".genesis"))
+        .is_some_and(|c| is_named(c, ".genesis"))
     {
         return Err(PatchError::ForbiddenPath {
             path: s.to_owned(),
@@ -42,6 +42,25 @@ fn check_path(s: &str, line: usize, opts: &ApplyOptions) -> Result<WorkspacePath
         });
     }
     Ok(path)
+}
+
+/// Whether a path component would open `name` (`.git`, `.genesis`) on some file system: in any
+/// ASCII case, with trailing dots or spaces (NTFS drops them), with Unicode ignorable characters
+/// (HFS+ drops them), or as its NTFS short name (`GIT~1`, `GENESI~1`).
+fn is_named(component: &str, name: &str) -> bool {
+    let cleaned: String = component
+        .chars()
+        .filter(
+            |c| !matches!(*c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF),
+        )
+        .collect();
+    let trimmed = cleaned.trim_end_matches(['.', ' ']);
+    if trimmed.eq_ignore_ascii_case(name) {
+        return true;
+    }
+    let stem = &name[1..];
+    let short = format!("{}~1", &stem[..stem.len().min(6)]);
+    trimmed.eq_ignore_ascii_case(&short)
 }
 
 /// The key under which two names collide on a case-insensitive, normalising file system.
@@ -118,8 +137,6 @@ pub(crate) fn apply(
         source: Option<WorkspacePath>,
         /// Path written; None for deletions.
         target: Option<WorkspacePath>,
-        /// Whether the source is removed (rename) .
-        old_mode: Option<bool>,
         new_mode: Option<bool>,
     }
     let mut seen = Seen::default();
@@ -157,11 +174,11 @@ pub(crate) fn apply(
             }
         };
         let name = op_name(&f.op);
-        let old_mode = f
-            .old_mode
-            .as_deref()
-            .map(|m| mode(m, &name, l))
-            .transpose()?;
+        // `old mode` is validated (a symlink or gitlink is refused) but not compared with the
+        // tree (module docs).
+        if let Some(m) = f.old_mode.as_deref() {
+            mode(m, &name, l)?;
+        }
         let new_mode = f
             .new_mode
             .as_deref()
@@ -170,7 +187,6 @@ pub(crate) fn apply(
         resolved.push(Resolved {
             source,
             target,
-            old_mode,
             new_mode,
         });
     }
@@ -183,7 +199,6 @@ pub(crate) fn apply(
     let mut lines_of: HashMap<WorkspacePath, usize> = HashMap::new();
     for (f, r) in files.iter().zip(&resolved) {
         let l = f.line;
-        let _ = r.old_mode; // `old mode` is not checked against the tree (module docs).
         for h in &f.hunks {
             for hl in &h.lines {
                 match hl {
@@ -225,11 +240,11 @@ pub(crate) fn apply(
             });
         }
         if source.is_none() {
-            for h in &f.hunks {
+            for (i, h) in f.hunks.iter().enumerate() {
                 if h.old_count > 0 {
                     return Err(PatchError::CreateWithOldLines {
                         path: name.clone(),
-                        hunk: 1 + f.hunks.iter().position(|x| std::ptr::eq(x, h)).unwrap_or(0),
+                        hunk: i + 1,
                         line: h.line,
                     });
                 }

@@ -73,19 +73,38 @@
 //! - A creation may not put a file below a path that is (and stays) a file, nor may two outputs of
 //!   one patch be file and directory of each other. (The [`PreImage`] cannot list directories, so a
 //!   new file `a` next to an existing `a/x` is left to the caller.)
-//! - Binary patches (`GIT binary patch`, literal or delta): the forward block is applied. When a
-//!   reverse block is present it is applied to the result and must give back the original bytes,
-//!   which stands in for git's `index` hash check (a delta against the wrong base is refused).
+//! - Binary patches (`GIT binary patch`, literal or delta; decoded by diffy): the forward block
+//!   is applied. Like `git apply`, a binary patch must carry an `index OLD..NEW` line (`git diff
+//!   --binary` always writes full ids): OLD must be the git blob id of the current bytes (an
+//!   abbreviation of at least 7 hex digits is accepted; all zeros for a creation) and NEW that of
+//!   the result, so a delta made against other bytes, or a binary deletion of a file whose bytes
+//!   differ, is refused. A block whose declared size is over 256 MiB, or that inflates to more
+//!   than its declared size, is refused before diffy decodes it (diffy's inflater would grow
+//!   without bound on a "zip bomb"). For text patches the `index` line is ignored, as `git apply`
+//!   does.
 //!   `Binary files a/x and b/x differ` without data is refused.
 //!
 //! # Paths
 //!
 //! Every name is checked with [`WorkspacePath::new`], is at most `max_path_bytes` long, and is
-//! refused if any component is `.git` in any case spelling, or its first component is `.genesis`
-//! (the store). One patch may name a path once: a second entry for the same path (a rename's source
+//! refused if any component is `.git`, or its first component is `.genesis` (the store), in any
+//! ASCII case spelling and also in the spellings that reach the same directory on NTFS or HFS+
+//! (trailing dots or spaces, Unicode ignorable characters such as U+200C, the short names
+//! `GIT~1` / `GENESI~1`), as git itself guards `.git`. One patch may name a path once: a second entry for the same path (a rename's source
 //! included) is refused, and so are two paths that differ only by case or by Unicode
 //! normalisation (NFC/NFD), which would collide on macOS and Windows file systems. A copy's
 //! source is only read, so it does not count.
+//!
+//! # Why not diffy's `patch_set` parser
+//!
+//! diffy 0.5.2's `PatchSet` was tried on each case above and is used only for binary decoding:
+//! its `gitdiff()` mode finds nothing in a plain `---`/`+++` diff, and its `unidiff()` mode finds
+//! nothing in mode-only, rename-only, empty-new-file or `Binary files` entries (and silently drops
+//! an empty new file from a multi-file patch); it keeps the `a/`/`b/` prefixes; it accepts a
+//! hunk body longer than its counts (the extra lines are dropped); it reads a `diff -N` epoch
+//! header as a modification; its errors carry byte offsets, not file, hunk and line. Its text
+//! `apply` also places a hunk whose context occurs twice (it guesses), which DESIGN forbids.
+//! CRLF, `\ No newline`, blank context lines and quoted names it does handle.
 //!
 //! # Counts
 //!

@@ -242,7 +242,12 @@ fn is_epoch(ts: &str) -> bool {
     let d: Vec<i64> = date.split('-').filter_map(|x| x.parse().ok()).collect();
     let time = time.split('.').next().unwrap_or("");
     let t: Vec<i64> = time.split(':').filter_map(|x| x.parse().ok()).collect();
-    if d.len() != 3 || t.len() != 3 || tz.len() != 5 {
+    // Bounded values keep the arithmetic below far from overflow.
+    if d.len() != 3
+        || t.len() != 3
+        || tz.len() != 5
+        || d.iter().chain(&t).any(|v| !(0..=99_999).contains(v))
+    {
         return false;
     }
     let sign = match tz.as_bytes()[0] {
@@ -710,7 +715,8 @@ impl<'a> Parser<'a> {
                 c
             };
             match raw[0] {
-                b' ' | b'\n' if raw[0] == b' ' || raw.len() == 1 => {
+                // A line starting with `\n` is exactly "\n": a blank context line.
+                b' ' | b'\n' => {
                     if old_left == 0 || new_left == 0 {
                         return Err(mismatch(ln, "more context lines than the header counts"));
                     }
@@ -850,6 +856,9 @@ mod tests {
         assert!(is_epoch("1970-01-01 01:00:00 +0100"));
         assert!(!is_epoch("2024-05-01 10:00:00.000000000 +0000"));
         assert!(!is_epoch("garbage"));
+        assert!(!is_epoch(
+            "9999999999999999999-01-01 9999999999999999999:00:00 +0000"
+        ));
     }
 
     #[test]

@@ -200,6 +200,10 @@ fn header_checks() {
         err(p, &t),
         PatchError::MalformedHeader { line: 2, .. }
     ));
+    // `git diff --no-prefix`: nothing to strip, refused with a hint.
+    let p = b"diff --git f f\n--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b\n";
+    let e = err(p, &t);
+    assert!(e.to_string().contains("a/PATH and b/PATH"), "{e}");
     // Unknown mode.
     let p = b"diff --git a/f b/f\nold mode 100644\nnew mode 100777\n";
     assert!(matches!(err(p, &t), PatchError::UnsupportedMode { .. }));
