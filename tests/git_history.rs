@@ -105,3 +105,62 @@ fn diff_between_consecutive_commits_matches_git() {
     }
     eprintln!("checked {pairs} commit pairs");
 }
+
+const HISTORY_MANIFEST: &str = r#"{
+  "schema": "genesis/manifest-v0.1",
+  "obligations": [
+    {"id": "json-parses", "run": ["python3", "-c", "import glob, json\nfor f in glob.glob('**/*.json', recursive=True):\n    json.load(open(f, encoding='utf-8'))"], "timeout_s": 60},
+    {"id": "manifest-present", "run": ["sh", "-c", "test -s Cargo.toml"], "timeout_s": 10}
+  ]
+}
+"#;
+
+/// Each commit, end to end: open a session on the parent, record `git diff --binary PARENT
+/// COMMIT`, verify, apply; the workspace then matches git's own checkout of the commit, and
+/// `genesis replay` reproduces every after_snapshot.
+#[test]
+fn every_commit_goes_through_a_session() {
+    let commits: Vec<String> = git(&["rev-list", "--first-parent", "-n", "31", "HEAD"])
+        .lines()
+        .rev()
+        .map(str::to_owned)
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut sessions = 0;
+    for pair in commits.windows(2) {
+        let (parent, child) = (&pair[0], &pair[1]);
+        let ws = tmp.path().join(format!("ws-{child}"));
+        export(parent, &ws);
+        std::fs::write(ws.join("genesis.json"), HISTORY_MANIFEST).unwrap();
+        let o = run_in(&ws, &["open", "--session", "history"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let diff = git(&["diff", "--binary", parent, child]);
+        let o = common::genesis()
+            .current_dir(&ws)
+            .args(["patch", "history", "-"])
+            .write_stdin(diff.into_bytes())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{parent}..{child}: {}", stderr(&o));
+        let o = run_in(&ws, &["verify", "history"]);
+        assert_eq!(o.status.code(), Some(0), "{parent}..{child}: {}", stderr(&o));
+        let o = run_in(&ws, &["apply", "history"]);
+        assert_eq!(o.status.code(), Some(0), "{parent}..{child}: {}", stderr(&o));
+        // git's own checkout of the commit, with the same manifest added.
+        let theirs = tmp.path().join(format!("git-{child}"));
+        export(child, &theirs);
+        std::fs::write(theirs.join("genesis.json"), HISTORY_MANIFEST).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(ws.join(".genesis/sessions/history.json")).unwrap(),
+        )
+        .unwrap();
+        let current = doc["current_snapshot"].as_str().unwrap();
+        assert_eq!(doc["status"], "applied");
+        let o = run_in(tmp.path(), &["check", theirs.to_str().unwrap(), "--expect", current]);
+        assert_eq!(o.status.code(), Some(0), "{parent}..{child}: {}", stdout(&o));
+        let o = run_in(&ws, &["replay", "history"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+        sessions += 1;
+    }
+    eprintln!("took {sessions} commits through a session");
+}
