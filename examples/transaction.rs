@@ -1,0 +1,101 @@
+//! A whole transaction driven from Rust: open → patch → verify → apply.
+//!
+//! ```sh
+//! cargo run --example transaction                      # the sample in testdata/demo
+//! cargo run --example transaction -- WORKSPACE DIFF    # your own workspace (with genesis.json) and diff
+//! ```
+//!
+//! With no arguments the sample workspace is copied to a temporary directory first, so the
+//! repository is never changed.
+
+use std::path::{Path, PathBuf};
+
+use genesis::Workspace;
+use genesis::engine::{ApplyOptions, Engine, Observer, OpenOptions, PatchInput, VerifyOptions};
+use genesis::obligation::CommandResult;
+
+struct Print;
+
+impl Observer for Print {
+    fn obligation_started(&mut self, id: &str, run: &[String]) {
+        println!("   obligation {id}: {}", run.join(" "));
+    }
+    fn obligation_finished(&mut self, r: &CommandResult) {
+        let out = String::from_utf8_lossy(&r.stdout);
+        println!(
+            "   obligation {}: {} ({:.2} s) {}",
+            r.obligation.id,
+            if r.passed() { "passed" } else { "FAILED" },
+            r.seconds,
+            out.trim()
+        );
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let target = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_dir(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let _tmp;
+    let (root, diff_path): (PathBuf, PathBuf) = match args.as_slice() {
+        [ws, diff] => (PathBuf::from(ws), PathBuf::from(diff)),
+        [] => {
+            let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo");
+            _tmp = tempfile::tempdir()?;
+            let root = _tmp.path().join("workspace");
+            copy_dir(&demo.join("workspace"), &root)?;
+            (root, demo.join("change.diff"))
+        }
+        _ => return Err("usage: transaction [WORKSPACE DIFF]".into()),
+    };
+    println!("workspace: {}", root.display());
+    let engine = Engine::new(Workspace::new(&root, None), true)?;
+
+    let opened = engine.open(&OpenOptions::default())?;
+    let id = opened.session.session.to_string();
+    println!("1. open     session {id}, base snapshot {}", opened.session.base_snapshot);
+
+    let diff = std::fs::read(&diff_path)?;
+    let patched = engine.patch(&id, PatchInput::Diff(&diff), None)?;
+    let entry = patched.entry.expect("a diff always records an entry");
+    println!(
+        "2. patch    {} → {} ({} file(s))",
+        entry.before_snapshot,
+        entry.after_snapshot,
+        patched.changes.len()
+    );
+
+    let verified = engine.verify(&id, &VerifyOptions::default(), &mut Print)?;
+    println!(
+        "3. verify   obligations {}; acceptance {}",
+        if verified.record.obligations_ok { "passed" } else { "FAILED" },
+        verified.acceptance
+    );
+    if !verified.record.obligations_ok {
+        engine.abort(&id)?;
+        println!("4. abort    the workspace is unchanged");
+        std::process::exit(1);
+    }
+
+    let applied = engine.apply(&id, &ApplyOptions::default())?;
+    for c in &applied.changes {
+        println!("   {}\t{}", c.status.letter(), c.path);
+    }
+    println!(
+        "4. apply    session {} is {}; the workspace now hashes to {}",
+        id, applied.session.status, applied.session.current_snapshot
+    );
+    Ok(())
+}
