@@ -65,7 +65,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let opened = engine.open(&OpenOptions::default())?;
     let id = opened.session.session.to_string();
-    println!("1. open     session {id}, base snapshot {}", opened.session.base_snapshot);
+    println!(
+        "1. open     session {id}, base snapshot {}",
+        opened.session.base_snapshot
+    );
 
     let diff = std::fs::read(&diff_path)?;
     let patched = engine.patch(&id, PatchInput::Diff(&diff), None)?;
@@ -80,7 +83,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let verified = engine.verify(&id, &VerifyOptions::default(), &mut Print)?;
     println!(
         "3. verify   obligations {}; acceptance {}",
-        if verified.record.obligations_ok { "passed" } else { "FAILED" },
+        if verified.record.obligations_ok {
+            "passed"
+        } else {
+            "FAILED"
+        },
         verified.acceptance
     );
     if !verified.record.obligations_ok {

@@ -29,7 +29,13 @@ fn demo_through_the_cli() {
     assert_eq!(o.status.code(), Some(1), "the base fails: {}", stderr(&o));
     let o = run_in(&ws, &["patch", "demo", diff.to_str().unwrap(), "--verify"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("verified snapshot 11fe88114acdc3b8a0808506acf357f927d83f1cee1ac5ced766b8b9f6473773"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(
+            "verified snapshot 11fe88114acdc3b8a0808506acf357f927d83f1cee1ac5ced766b8b9f6473773"
+        ),
+        "{}",
+        stdout(&o)
+    );
     let o = run_in(&ws, &["apply", "demo"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
@@ -48,5 +54,10 @@ fn the_rust_example_runs_the_demo() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("4. apply    session"), "{out}");
-    assert!(out.contains("now hashes to 11fe88114acdc3b8a0808506acf357f927d83f1cee1ac5ced766b8b9f6473773"), "{out}");
+    assert!(
+        out.contains(
+            "now hashes to 11fe88114acdc3b8a0808506acf357f927d83f1cee1ac5ced766b8b9f6473773"
+        ),
+        "{out}"
+    );
 }

@@ -141,11 +141,26 @@ fn every_commit_goes_through_a_session() {
             .write_stdin(diff.into_bytes())
             .output()
             .unwrap();
-        assert_eq!(o.status.code(), Some(0), "{parent}..{child}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{parent}..{child}: {}",
+            stderr(&o)
+        );
         let o = run_in(&ws, &["verify", "history"]);
-        assert_eq!(o.status.code(), Some(0), "{parent}..{child}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{parent}..{child}: {}",
+            stderr(&o)
+        );
         let o = run_in(&ws, &["apply", "history"]);
-        assert_eq!(o.status.code(), Some(0), "{parent}..{child}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{parent}..{child}: {}",
+            stderr(&o)
+        );
         // git's own checkout of the commit, with the same manifest added.
         let theirs = tmp.path().join(format!("git-{child}"));
         export(child, &theirs);
@@ -156,8 +171,16 @@ fn every_commit_goes_through_a_session() {
         .unwrap();
         let current = doc["current_snapshot"].as_str().unwrap();
         assert_eq!(doc["status"], "applied");
-        let o = run_in(tmp.path(), &["check", theirs.to_str().unwrap(), "--expect", current]);
-        assert_eq!(o.status.code(), Some(0), "{parent}..{child}: {}", stdout(&o));
+        let o = run_in(
+            tmp.path(),
+            &["check", theirs.to_str().unwrap(), "--expect", current],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{parent}..{child}: {}",
+            stdout(&o)
+        );
         let o = run_in(&ws, &["replay", "history"]);
         assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
         sessions += 1;

@@ -37,11 +37,16 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         None => None,
     };
     let engine = Engine::new(ctx.workspace(), true)?.with_lock_wait(ctx.wait());
+    let pb = super::verify::spinner("snapshotting the workspace".into());
     let out = engine.open(&OpenOptions {
         session,
         manifest,
         checkout: args.checkout.clone(),
-    })?;
+    });
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let out = out?;
     for s in &out.skipped {
         eprintln!("genesis: skipped {}: {}", s.path, s.reason);
     }

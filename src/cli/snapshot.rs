@@ -39,7 +39,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if args.no_store {
         opts.store_dir = None;
     }
-    let outcome = snapshot_dir(&dir, &opts)?;
+    let pb = super::verify::spinner(format!("snapshotting {}", dir.display()));
+    let outcome = snapshot_dir(&dir, &opts);
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let outcome = outcome?;
     report_skipped(&outcome);
     let blobs_added = match &store {
         Some(s) => Some(s.store_snapshot_outcome(&outcome)?),

@@ -18,25 +18,46 @@ pub struct Args {
     workdir: Option<PathBuf>,
 }
 
-/// Prints obligation progress on standard error.
+/// Prints obligation progress on standard error, with a spinner while one runs when standard
+/// error is a terminal.
 pub struct Progress {
     on: bool,
+    spinner: Option<indicatif::ProgressBar>,
 }
 
 impl Progress {
     /// A progress printer; silent when `on` is false.
     pub fn new(on: bool) -> Self {
-        Progress { on }
+        Progress { on, spinner: None }
     }
+}
+
+/// A spinner with elapsed time on standard error, or `None` when it is not a terminal.
+pub fn spinner(message: String) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+        pb.set_style(style);
+    }
+    pb.set_message(message);
+    pb.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(pb)
 }
 
 impl Observer for Progress {
     fn obligation_started(&mut self, id: &str, run: &[String]) {
         if self.on {
             eprintln!("genesis: obligation {id}: running {}", run.join(" "));
+            self.spinner = spinner(format!("obligation {id}"));
         }
     }
     fn obligation_finished(&mut self, r: &CommandResult) {
+        if let Some(pb) = self.spinner.take() {
+            pb.finish_and_clear();
+        }
         if !self.on {
             return;
         }
