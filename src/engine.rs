@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use crate::diff::{Change, DiffOptions, Tree, changes, write_git_diff};
 use crate::hash::Digest;
+use crate::journal::{FileState, Journal, JournalError, JournalOp, RecoverOutcome};
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
 use crate::materialize::{MaterializeError, MaterializeOptions, materialize};
 use crate::obligation::{
@@ -50,6 +51,9 @@ pub enum EngineError {
     /// Writing a snapshot into a directory failed.
     #[error(transparent)]
     Materialize(#[from] MaterializeError),
+    /// A journaled write into the workspace failed.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
     /// The session is applied or aborted.
     #[error("session {id} is {status}; only an open session can be changed")]
     NotOpen {
@@ -125,6 +129,9 @@ pub struct OpenOptions {
     /// exist or be empty, and must lie outside the workspace unless inside the store).
     /// Default: none.
     pub checkout: Option<PathBuf>,
+    /// The agent edits the workspace itself; patches are recorded from it, `abort` restores
+    /// the base, `apply` finalises. Default: false.
+    pub in_place: bool,
 }
 
 /// What [`Engine::open`] did.
@@ -145,6 +152,8 @@ pub enum PatchInput<'a> {
     Diff(&'a [u8]),
     /// A directory whose snapshot becomes the new state.
     Dir(&'a Path),
+    /// The workspace itself (in-place sessions).
+    Workspace,
 }
 
 /// What [`Engine::patch`] did.
@@ -232,6 +241,7 @@ pub struct Engine {
     workspace: Workspace,
     store: Store,
     lock_wait: Duration,
+    recovered: RecoverOutcome,
 }
 
 struct TreeImage<'a>(&'a Tree);
@@ -281,17 +291,50 @@ impl Engine {
         } else {
             workspace.store()?
         };
-        Ok(Engine {
+        let mut engine = Engine {
             workspace,
             store,
             lock_wait: Duration::from_secs(10),
-        })
+            recovered: RecoverOutcome::default(),
+        };
+        if !crate::journal::pending(&engine.store)?.is_empty() {
+            engine.recovered = engine.recover()?;
+        }
+        Ok(engine)
     }
 
     /// How long to wait for another process's store lock. Default: 10 seconds.
     pub fn with_lock_wait(mut self, wait: Duration) -> Self {
         self.lock_wait = wait;
         self
+    }
+
+    /// What [`Engine::new`] finished of interrupted changes (usually nothing).
+    pub fn recovered(&self) -> &RecoverOutcome {
+        &self.recovered
+    }
+
+    /// Finishes every interrupted apply or in-place abort from its journal, and removes temp
+    /// files of interrupted store writes (DESIGN section 6). Safe to run at any time, and
+    /// again after being interrupted itself.
+    ///
+    /// # Errors
+    /// The journaled step that failed (the journal stays, so recovery can be run again).
+    pub fn recover(&self) -> Result<RecoverOutcome, EngineError> {
+        let _lock = self.lock()?;
+        Ok(crate::journal::recover(&self.store, self.workspace.root())?)
+    }
+
+    fn run_journal(&self, journal: &Journal) -> Result<(), EngineError> {
+        crate::journal::begin(&self.store, journal)?;
+        if let Err(e) = crate::journal::execute(&self.store, self.workspace.root(), journal) {
+            if matches!(e, JournalError::Io { visible: false, .. }) {
+                crate::journal::cancel(&self.store, &journal.session)?;
+            }
+            return Err(e.into());
+        }
+        crate::journal::finish(&self.store, journal)?;
+        Ok(())
     }
 
     /// The store.
@@ -374,6 +417,11 @@ impl Engine {
         let root = self.workspace.root();
         let manifest = Manifest::load(&manifest_rel.to_fs_path(root))?;
         if let Some(dir) = &opts.checkout {
+            if opts.in_place {
+                return Err(EngineError::Invalid(
+                    "--checkout and --in-place exclude each other: an in-place session edits the workspace itself".into(),
+                ));
+            }
             self.check_checkout_dir(dir)?;
         }
         let outcome = snapshot_dir(root, &self.snapshot_options(&manifest))?;
@@ -405,6 +453,7 @@ impl Engine {
             manifest_blob: Some(mfile.blob),
             checkout: opts.checkout.clone(),
             logs: Vec::new(),
+            in_place: opts.in_place,
         };
         if let Some(dir) = &opts.checkout {
             materialize(
@@ -503,7 +552,23 @@ impl Engine {
         }
         let manifest = self.manifest_of(&state, &session)?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        let root = self.workspace.root().to_path_buf();
+        let input = match (input, state.in_place) {
+            (PatchInput::Workspace, true) => PatchInput::Dir(&root),
+            (PatchInput::Workspace, false) => {
+                return Err(EngineError::Invalid(format!(
+                    "session {id} is not in-place: give a diff (file or -) or --from DIR"
+                )));
+            }
+            (_, true) => {
+                return Err(EngineError::Invalid(format!(
+                    "session {id} is in-place: its patches are recorded from the workspace; run `genesis patch {id}` without a diff"
+                )));
+            }
+            (other, false) => other,
+        };
         let (new_snapshot, new_exec, text) = match input {
+            PatchInput::Workspace => unreachable!("mapped above"),
             PatchInput::Diff(bytes) => {
                 let mut popts = crate::patch::ApplyOptions::default();
                 if let Some(n) = manifest.limits.max_patch_bytes {
@@ -824,6 +889,41 @@ impl Engine {
             }
         }
         let root = self.workspace.root().to_path_buf();
+        if state.in_place {
+            // The agent wrote the workspace itself: it must still equal the current snapshot.
+            let manifest = self.manifest_of(&state, &session)?;
+            let now = snapshot_dir(&root, &self.snapshot_options(&manifest))?;
+            let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
+            let conflicts: Vec<(String, String)> = changes(&current, &now_tree)
+                .into_iter()
+                .map(|c| {
+                    (
+                        c.path.to_string(),
+                        "differs from the session's current snapshot; record it with `genesis patch` and verify again".to_owned(),
+                    )
+                })
+                .collect();
+            if !conflicts.is_empty() {
+                return Err(EngineError::Conflict {
+                    id: id.into(),
+                    conflicts,
+                });
+            }
+            if opts.dry_run {
+                return Ok(ApplyOutcome {
+                    session,
+                    changes: list,
+                    written: false,
+                });
+            }
+            session.status = Status::Applied;
+            session::save(&self.store, &session, &state)?;
+            return Ok(ApplyOutcome {
+                session,
+                changes: list,
+                written: true,
+            });
+        }
         let mut conflicts = crate::apply::check_preconditions(&root, &list);
         if opts.strict {
             let manifest = self.manifest_of(&state, &session)?;
@@ -850,9 +950,14 @@ impl Engine {
                 written: false,
             });
         }
-        crate::apply::write_changes(&self.store, &root, &list)?;
+        let journal = Journal {
+            schema: crate::journal::JOURNAL_SCHEMA.into(),
+            session: id.to_owned(),
+            final_status: Status::Applied,
+            ops: list.iter().map(journal_op).collect(),
+        };
+        self.run_journal(&journal)?;
         session.status = Status::Applied;
-        session::save(&self.store, &session, &state)?;
         Ok(ApplyOutcome {
             session,
             changes: list,
@@ -868,6 +973,31 @@ impl Engine {
     pub fn abort(&self, id: &str) -> Result<Session, EngineError> {
         let _lock = self.lock()?;
         let (mut session, state) = self.load_open(id)?;
+        if state.in_place {
+            // Restore the base: every path that differs now goes back, journaled.
+            let manifest = self.manifest_of(&state, &session)?;
+            let now = snapshot_dir(self.workspace.root(), &self.snapshot_options(&manifest))?;
+            let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
+            let base = self.tree(&session.base_snapshot, state.base_executable())?;
+            let list = changes(&now_tree, &base);
+            for c in &list {
+                if let Some(reason) = forbidden_path(&c.path) {
+                    return Err(EngineError::Unsafe {
+                        path: c.path.to_string(),
+                        reason: reason.into(),
+                    });
+                }
+            }
+            let journal = Journal {
+                schema: crate::journal::JOURNAL_SCHEMA.into(),
+                session: id.to_owned(),
+                final_status: Status::Aborted,
+                ops: list.iter().map(journal_op).collect(),
+            };
+            self.run_journal(&journal)?;
+            session.status = Status::Aborted;
+            return Ok(session);
+        }
         session.status = Status::Aborted;
         session::save(&self.store, &session, &state)?;
         if let Some(dir) = &state.checkout
@@ -941,5 +1071,17 @@ impl Engine {
             steps.push(step);
         }
         Ok(steps)
+    }
+}
+
+fn journal_op(c: &Change) -> JournalOp {
+    let state = |s: &crate::diff::Side| FileState {
+        blob: s.file.blob,
+        executable: s.executable,
+    };
+    JournalOp {
+        path: c.path.clone(),
+        pre: c.old.as_ref().map(state),
+        post: c.new.as_ref().map(state),
     }
 }

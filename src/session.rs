@@ -192,6 +192,9 @@ pub struct SessionState {
     pub checkout: Option<PathBuf>,
     /// Logs of the last verification's obligations.
     pub logs: Vec<ObligationLog>,
+    /// The agent edits the workspace itself (`open --in-place`).
+    #[serde(default)]
+    pub in_place: bool,
 }
 
 impl SessionState {

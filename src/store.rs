@@ -547,12 +547,16 @@ impl Store {
 /// [`StoreError::Io`] naming the file.
 pub fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<(), StoreError> {
     let target = dir.join(name);
+    crate::fault::point(&format!("create {}", target.display())).map_err(io_err(&target))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .tempfile_in(dir)
         .map_err(io_err(dir))?;
+    crate::fault::point(&format!("write {}", target.display())).map_err(io_err(&target))?;
     tmp.write_all(data).map_err(io_err(&target))?;
+    crate::fault::point(&format!("fsync {}", target.display())).map_err(io_err(&target))?;
     tmp.as_file().sync_all().map_err(io_err(&target))?;
+    crate::fault::point(&format!("rename {}", target.display())).map_err(io_err(&target))?;
     tmp.persist(&target).map_err(|e| io_err(&target)(e.error))?;
     fsync_dir(dir)
 }
@@ -562,6 +566,7 @@ pub fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<(), StoreErro
 /// # Errors
 /// [`StoreError::Io`] naming the directory.
 pub fn fsync_dir(dir: &Path) -> Result<(), StoreError> {
+    crate::fault::point(&format!("fsync-dir {}", dir.display())).map_err(io_err(dir))?;
     File::open(dir)
         .and_then(|f| f.sync_all())
         .map_err(io_err(dir))

@@ -1,7 +1,5 @@
 //! `genesis abort SESSION`: throw the session away.
 
-use genesis::engine::Engine;
-
 use super::{CliError, Context};
 
 /// Arguments of `genesis abort`.
@@ -13,7 +11,7 @@ pub struct Args {
 
 /// Aborts; the workspace is not touched.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let engine = Engine::new(ctx.workspace(), false)?.with_lock_wait(ctx.wait());
+    let engine = super::engine(ctx, false)?;
     let session = engine.abort(&args.session)?;
     if ctx.json {
         super::print_json(&serde_json::json!({ "session": session }));

@@ -1,6 +1,6 @@
 //! `genesis apply SESSION [--dry-run] [--strict]`: write the session into the workspace.
 
-use genesis::engine::{ApplyOptions, Engine};
+use genesis::engine::ApplyOptions;
 
 use super::{CliError, Context};
 
@@ -19,7 +19,7 @@ pub struct Args {
 
 /// Applies; exit 3 on a conflict or an unverified session.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let engine = Engine::new(ctx.workspace(), false)?.with_lock_wait(ctx.wait());
+    let engine = super::engine(ctx, false)?;
     let out = engine.apply(
         &args.session,
         &ApplyOptions {

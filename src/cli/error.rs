@@ -3,6 +3,7 @@
 
 use genesis::diff::DiffError;
 use genesis::engine::EngineError;
+use genesis::journal::JournalError;
 use genesis::manifest::ManifestError;
 use genesis::session::SessionError;
 use genesis::snapshot::SnapshotError;
@@ -130,7 +131,23 @@ impl From<EngineError> for CliError {
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
             | EngineError::Conflict { .. } => 3,
+            EngineError::Journal(j) => return j.into(),
             EngineError::Materialize(_) | EngineError::Io { .. } => 4,
+        };
+        CliError {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<JournalError> for CliError {
+    fn from(e: JournalError) -> Self {
+        let code = match e {
+            JournalError::Store(s) => return s.into(),
+            JournalError::Session(s) => return s.into(),
+            JournalError::Unsafe { .. } => 3,
+            JournalError::Io { .. } | JournalError::Invalid { .. } => 4,
         };
         CliError {
             code,

@@ -8,6 +8,7 @@ mod error;
 mod init;
 mod open;
 mod patch;
+mod recover;
 mod replay;
 mod snapshot;
 mod status;
@@ -71,6 +72,8 @@ enum Command {
     Status(status::Args),
     /// Re-derive every patch's after_snapshot from the stored patch texts.
     Replay(replay::Args),
+    /// Finish an interrupted apply from its journal (every command also does this first).
+    Recover(recover::Args),
 }
 
 /// What every command gets: the global options.
@@ -136,6 +139,7 @@ pub fn run() -> ExitCode {
         Command::Abort(a) => abort::run(&ctx, a),
         Command::Status(a) => status::run(&ctx, a),
         Command::Replay(a) => replay::run(&ctx, a),
+        Command::Recover(a) => recover::run(&ctx, a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -146,6 +150,16 @@ pub fn run() -> ExitCode {
             ExitCode::from(e.code)
         }
     }
+}
+
+/// The session engine for the workspace (creating the store when `create`), having finished
+/// any interrupted apply first (reported on standard error).
+pub fn engine(ctx: &Context, create: bool) -> Result<genesis::engine::Engine, CliError> {
+    let engine = genesis::engine::Engine::new(ctx.workspace(), create)?.with_lock_wait(ctx.wait());
+    for s in &engine.recovered().finished {
+        eprintln!("genesis: finished the interrupted change of session {s} from its journal");
+    }
+    Ok(engine)
 }
 
 /// Prints `value` as pretty JSON with a final newline.

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use genesis::WorkspacePath;
-use genesis::engine::{Engine, OpenOptions};
+use genesis::engine::OpenOptions;
 use genesis::session::SessionId;
 
 use super::{CliError, Context};
@@ -19,8 +19,12 @@ pub struct Args {
     manifest: Option<String>,
     /// Also write the base snapshot into DIR (new or empty, outside the workspace) for the
     /// agent to edit; record its edits with `genesis patch SESSION --from DIR`.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "in_place")]
     checkout: Option<PathBuf>,
+    /// The agent edits the workspace itself: `genesis patch SESSION` records the workspace,
+    /// `abort` restores the base, `apply` finalises.
+    #[arg(long)]
+    in_place: bool,
 }
 
 /// Opens the session and prints its id.
@@ -36,12 +40,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         ),
         None => None,
     };
-    let engine = Engine::new(ctx.workspace(), true)?.with_lock_wait(ctx.wait());
+    let engine = super::engine(ctx, true)?;
     let pb = super::verify::spinner("snapshotting the workspace".into());
     let out = engine.open(&OpenOptions {
         session,
         manifest,
         checkout: args.checkout.clone(),
+        in_place: args.in_place,
     });
     if let Some(pb) = pb {
         pb.finish_and_clear();

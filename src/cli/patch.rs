@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use genesis::engine::{Engine, PatchInput, VerifyOptions};
+use genesis::engine::{PatchInput, VerifyOptions};
 
 use super::{CliError, Context};
 
@@ -12,7 +12,8 @@ use super::{CliError, Context};
 pub struct Args {
     /// The session id.
     session: String,
-    /// A git-style unified diff file, or `-` for standard input (the default).
+    /// A git-style unified diff file, or `-` for standard input (the default). For an
+    /// in-place session give none: the workspace's state is recorded.
     #[arg(conflicts_with = "from")]
     diff: Option<PathBuf>,
     /// Take this directory's snapshot as the new state (the engine writes the diff).
@@ -28,7 +29,7 @@ pub struct Args {
 
 /// Records the patch; exit 1 when `--verify` ran and an obligation failed.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let engine = Engine::new(ctx.workspace(), false)?.with_lock_wait(ctx.wait());
+    let engine = super::engine(ctx, false)?;
     let bytes;
     let input = match &args.from {
         Some(dir) => {
@@ -39,6 +40,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 )));
             }
             PatchInput::Dir(dir)
+        }
+        None if args.diff.is_none() && engine.status(&args.session)?.1.in_place => {
+            genesis::engine::PatchInput::Workspace
         }
         None => {
             bytes = match &args.diff {

@@ -1,7 +1,5 @@
 //! `genesis replay SESSION`: re-derive every `after_snapshot` from the stored patch texts.
 
-use genesis::engine::Engine;
-
 use super::{CliError, Context};
 
 /// Arguments of `genesis replay`.
@@ -13,7 +11,7 @@ pub struct Args {
 
 /// Exit 0 when every patch reproduces its recorded snapshot, 1 when one does not.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let engine = Engine::new(ctx.workspace(), false)?;
+    let engine = super::engine(ctx, false)?;
     let steps = engine.replay(&args.session)?;
     let all = steps.iter().all(|s| s.matches());
     if ctx.json {

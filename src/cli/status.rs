@@ -1,7 +1,5 @@
 //! `genesis status [SESSION]`: show one session, or list them all.
 
-use genesis::engine::Engine;
-
 use super::{CliError, Context};
 
 /// Arguments of `genesis status`.
@@ -13,7 +11,7 @@ pub struct Args {
 
 /// Prints the session document (`--json`) or a summary.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let engine = Engine::new(ctx.workspace(), false)?;
+    let engine = super::engine(ctx, false)?;
     let Some(id) = &args.session else {
         let mut rows = Vec::new();
         for id in engine.sessions()? {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use genesis::engine::{Engine, Observer, VerifyOptions, VerifyOutcome};
+use genesis::engine::{Observer, VerifyOptions, VerifyOutcome};
 use genesis::obligation::CommandResult;
 
 use super::{CliError, Context};
@@ -108,7 +108,7 @@ pub fn print_summary(v: &VerifyOutcome) {
 
 /// Verifies; exit 1 when an obligation fails.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let engine = Engine::new(ctx.workspace(), false)?.with_lock_wait(ctx.wait());
+    let engine = super::engine(ctx, false)?;
     let mut progress = Progress::new(!ctx.json);
     let out = engine.verify(
         &args.session,

@@ -1,0 +1,457 @@
+//! Journaled, crash-safe writes into the workspace (DESIGN section 6), and recovery.
+//!
+//! A [`Journal`] lists every path a session changes with its pre and post state (blob and
+//! executable bit; the post blobs are in the store). Protocol, under the store lock:
+//!
+//! 1. write the journal (`journal/<session>.json`: temp file, fsync, rename, fsync of the
+//!    directory) — from here on the change *will* happen;
+//! 2. [`execute`]: stage every new file as `.genesis-tmp-<session>-<n>` in its directory (or
+//!    the root when the directory does not exist yet), written from the store and fsynced;
+//!    delete removed files and the directories they leave empty; create missing directories
+//!    (never through a link) and rename each staged file into place; fsync every touched
+//!    directory;
+//! 3. mark the session with the journal's final status and save it;
+//! 4. delete the journal and fsync its directory.
+//!
+//! [`execute`] is idempotent: a path already holding its post state is left alone, stale temp
+//! files of an earlier run are removed first. So [`recover`] simply runs steps 2–4 again for
+//! every journal it finds, and recovery survives being interrupted itself. A crash before step
+//! 1 completes leaves no journal and an untouched workspace; after it, the next `genesis`
+//! command (or `genesis recover`) finishes the change. Either way the workspace ends byte for
+//! byte at the base or the final state.
+//!
+//! If staging fails (a full disk) before anything visible changed, the staged files and the
+//! journal are removed and the workspace is as it was.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::fault::point;
+use crate::hash::Digest;
+use crate::path::WorkspacePath;
+use crate::session::{self, SessionError, Status};
+use crate::snapshot::hash_file;
+use crate::store::{Store, StoreError, fsync_dir, write_atomic};
+
+/// The `schema` value of journal files.
+pub const JOURNAL_SCHEMA: &str = "genesis/journal-v0.1";
+
+/// A file's content and executable bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileState {
+    /// The blob (in the store).
+    pub blob: Digest,
+    /// The executable bit.
+    pub executable: bool,
+}
+
+/// One path's change.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct JournalOp {
+    /// The path.
+    pub path: WorkspacePath,
+    /// Its state before (`None`: absent).
+    pub pre: Option<FileState>,
+    /// Its state after (`None`: deleted).
+    pub post: Option<FileState>,
+}
+
+/// An in-flight change to the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Journal {
+    /// Always [`JOURNAL_SCHEMA`].
+    pub schema: String,
+    /// The session making the change.
+    pub session: String,
+    /// The status the session gets when the change is done (`applied`, or `aborted` for an
+    /// in-place session restoring its base).
+    pub final_status: Status,
+    /// The changes, sorted by path.
+    pub ops: Vec<JournalOp>,
+}
+
+/// Errors of journaled writes. Each names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// A store error (reading a post blob, writing the journal).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Loading or saving the session failed.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// A workspace file-system step failed.
+    #[error("{}: {source}{}", .path.display(), if *.visible { "; the change is journaled: run `genesis recover` to finish it" } else { "; nothing was changed" })]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+        /// Whether the workspace may already be partly changed (recovery will finish it).
+        visible: bool,
+    },
+    /// A directory on the way is a link or a file: nothing is written through it.
+    #[error("{path}: refused: {reason}")]
+    Unsafe {
+        /// The path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A journal file that cannot be read.
+    #[error("{}: invalid journal: {message}", .path.display())]
+    Invalid {
+        /// The journal file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+fn journal_dir(store: &Store) -> PathBuf {
+    store.path().join("journal")
+}
+
+fn temp_name(session: &str, n: usize) -> String {
+    format!(".genesis-tmp-{session}-{n}")
+}
+
+/// Writes the journal durably (step 1).
+///
+/// # Errors
+/// [`JournalError::Store`] on failure; nothing in the workspace has changed then.
+pub fn begin(store: &Store, journal: &Journal) -> Result<(), JournalError> {
+    let dir = journal_dir(store);
+    std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut bytes = serde_json::to_vec_pretty(journal).expect("serialisable");
+    bytes.push(b'\n');
+    write_atomic(&dir, &format!("{}.json", journal.session), &bytes)?;
+    Ok(())
+}
+
+fn io(path: &Path, visible: bool) -> impl FnOnce(std::io::Error) -> JournalError + '_ {
+    move |source| JournalError::Io {
+        path: path.to_path_buf(),
+        source,
+        visible,
+    }
+}
+
+fn holds(path: &Path, state: &FileState) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(md) if md.is_file() => {
+            let exec = md.permissions().mode() & 0o100 != 0;
+            exec == state.executable && hash_file(path).is_ok_and(|(b, _)| b == state.blob)
+        }
+        _ => false,
+    }
+}
+
+fn real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|md| md.is_dir() && !md.file_type().is_symlink())
+}
+
+/// Creates the directories `comps` under `root`, never through a link or a file.
+fn make_dirs(
+    root: &Path,
+    comps: &[&str],
+    touched: &mut BTreeSet<PathBuf>,
+) -> Result<PathBuf, JournalError> {
+    let mut cur = root.to_path_buf();
+    let mut rel = String::new();
+    for comp in comps {
+        let parent = cur.clone();
+        cur.push(comp);
+        if !rel.is_empty() {
+            rel.push('/');
+        }
+        rel.push_str(comp);
+        match std::fs::symlink_metadata(&cur) {
+            Ok(md) if md.is_dir() && !md.file_type().is_symlink() => {}
+            Ok(_) => {
+                return Err(JournalError::Unsafe {
+                    path: rel,
+                    reason: "is not a directory (a link or a file); nothing is written through it"
+                        .into(),
+                });
+            }
+            Err(_) => {
+                point(&format!("mkdir {rel}")).map_err(io(&cur, true))?;
+                std::fs::create_dir(&cur).map_err(io(&cur, true))?;
+                touched.insert(parent);
+            }
+        }
+    }
+    Ok(cur)
+}
+
+fn remove_stale_temps(root: &Path, journal: &Journal) {
+    for (n, op) in journal.ops.iter().enumerate() {
+        let name = temp_name(&journal.session, n);
+        let target = op.path.to_fs_path(root);
+        for dir in [target.parent().unwrap_or(root), root] {
+            let t = dir.join(&name);
+            if std::fs::symlink_metadata(&t).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(&t);
+            }
+        }
+    }
+}
+
+/// Removes the journal of a change that failed before anything visible happened.
+///
+/// # Errors
+/// [`StoreError::Io`].
+pub fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
+    let dir = journal_dir(store);
+    let path = dir.join(format!("{session}.json"));
+    match std::fs::remove_file(&path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(StoreError::Io { path, source }.into()),
+    }
+    fsync_dir(&dir)?;
+    Ok(())
+}
+
+/// Brings every path of `journal` to its post state (step 2), idempotently.
+///
+/// # Errors
+/// [`JournalError::Io`] naming the path (`visible` says whether anything in the workspace had
+/// changed yet); [`JournalError::Unsafe`]; store errors for missing or corrupt post blobs.
+pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), JournalError> {
+    remove_stale_temps(root, journal);
+    // Phase 1: stage.
+    let mut staged: Vec<(usize, PathBuf)> = Vec::new();
+    let stage_result = (|| -> Result<(), JournalError> {
+        for (n, op) in journal.ops.iter().enumerate() {
+            let Some(post) = &op.post else { continue };
+            let target = op.path.to_fs_path(root);
+            if holds(&target, post) {
+                continue;
+            }
+            let parent = target.parent().unwrap_or(root);
+            let stage_dir = if real_dir(parent) { parent } else { root };
+            let tmp = stage_dir.join(temp_name(&journal.session, n));
+            point(&format!("create {}", tmp.display())).map_err(io(&tmp, false))?;
+            let mode = if post.executable { 0o755 } else { 0o644 };
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(mode)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(&tmp)
+                .map_err(io(&tmp, false))?;
+            staged.push((n, tmp.clone()));
+            point(&format!("write {}", tmp.display())).map_err(io(&tmp, false))?;
+            {
+                let mut w = std::io::BufWriter::with_capacity(256 * 1024, &mut f);
+                store.copy_object_to(&post.blob, &mut w)?;
+                w.flush().map_err(io(&tmp, false))?;
+            }
+            f.set_permissions(std::fs::Permissions::from_mode(mode))
+                .map_err(io(&tmp, false))?;
+            point(&format!("fsync {}", tmp.display())).map_err(io(&tmp, false))?;
+            f.sync_all().map_err(io(&tmp, false))?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = stage_result {
+        for (_, t) in &staged {
+            let _ = std::fs::remove_file(t);
+        }
+        return Err(e);
+    }
+    // Phase 2: deletions, then the directories they leave empty.
+    let mut touched: BTreeSet<PathBuf> = BTreeSet::new();
+    for op in journal.ops.iter().filter(|o| o.post.is_none()) {
+        let target = op.path.to_fs_path(root);
+        match std::fs::symlink_metadata(&target) {
+            Ok(md) if md.is_file() || md.file_type().is_symlink() => {
+                point(&format!("unlink {}", op.path)).map_err(io(&target, true))?;
+                std::fs::remove_file(&target).map_err(io(&target, true))?;
+            }
+            _ => {}
+        }
+        let mut dir = target.parent().map(Path::to_path_buf);
+        while let Some(d) = dir {
+            if d == root || !d.starts_with(root) || !real_dir(&d) {
+                touched.insert(d);
+                break;
+            }
+            let empty = std::fs::read_dir(&d)
+                .map(|mut r| r.next().is_none())
+                .unwrap_or(false);
+            if !empty {
+                touched.insert(d);
+                break;
+            }
+            point(&format!("rmdir {}", d.display())).map_err(io(&d, true))?;
+            std::fs::remove_dir(&d).map_err(io(&d, true))?;
+            dir = d.parent().map(Path::to_path_buf);
+        }
+    }
+    // Phase 3: directories and renames.
+    for (n, tmp) in staged {
+        let op = &journal.ops[n];
+        let comps: Vec<&str> = op.path.components().collect();
+        let parent = make_dirs(root, &comps[..comps.len() - 1], &mut touched)?;
+        let target = parent.join(comps[comps.len() - 1]);
+        if let Ok(md) = std::fs::symlink_metadata(&target)
+            && md.is_dir()
+            && !md.file_type().is_symlink()
+        {
+            // A directory the deletions emptied, replaced by a file.
+            point(&format!("rmdir {}", target.display())).map_err(io(&target, true))?;
+            std::fs::remove_dir(&target).map_err(io(&target, true))?;
+        }
+        point(&format!("rename {}", op.path)).map_err(io(&target, true))?;
+        std::fs::rename(&tmp, &target).map_err(io(&target, true))?;
+        touched.insert(parent);
+    }
+    // Phase 4: durable names.
+    for d in &touched {
+        if real_dir(d) {
+            fsync_dir(d)?;
+        }
+    }
+    Ok(())
+}
+
+/// Steps 3 and 4: sets the session's final status and deletes the journal.
+///
+/// # Errors
+/// Session and store errors.
+pub fn finish(store: &Store, journal: &Journal) -> Result<(), JournalError> {
+    let (mut s, state) = session::load(store, &journal.session)?;
+    if s.status == Status::Open {
+        s.status = journal.final_status;
+        session::save(store, &s, &state)?;
+    }
+    let dir = journal_dir(store);
+    let path = dir.join(format!("{}.json", journal.session));
+    point(&format!("unlink {}", path.display())).map_err(|source| StoreError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    match std::fs::remove_file(&path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(StoreError::Io { path, source }.into()),
+    }
+    fsync_dir(&dir)?;
+    Ok(())
+}
+
+/// The journals left by interrupted changes, sorted by session.
+///
+/// # Errors
+/// [`JournalError::Invalid`] for a journal that cannot be parsed.
+pub fn pending(store: &Store) -> Result<Vec<Journal>, JournalError> {
+    let dir = journal_dir(store);
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return Ok(out);
+    };
+    let mut paths: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && !p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with('.'))
+        })
+        .collect();
+    paths.sort();
+    for p in paths {
+        let bytes = std::fs::read(&p).map_err(|e| JournalError::Invalid {
+            path: p.clone(),
+            message: e.to_string(),
+        })?;
+        let j: Journal = serde_json::from_slice(&bytes).map_err(|e| JournalError::Invalid {
+            path: p.clone(),
+            message: e.to_string(),
+        })?;
+        if j.schema != JOURNAL_SCHEMA {
+            return Err(JournalError::Invalid {
+                path: p,
+                message: format!("schema {:?}", j.schema),
+            });
+        }
+        out.push(j);
+    }
+    Ok(out)
+}
+
+/// What [`recover`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoverOutcome {
+    /// Sessions whose interrupted change was finished.
+    pub finished: Vec<String>,
+    /// Stray temp files removed from the store.
+    pub temps_removed: usize,
+}
+
+/// Finishes every interrupted change (the caller holds the store lock), and removes temp files
+/// that interrupted store writes left behind.
+///
+/// # Errors
+/// As [`execute`] and [`finish`]; the journal stays, so recovery can be run again.
+pub fn recover(store: &Store, root: &Path) -> Result<RecoverOutcome, JournalError> {
+    let mut out = RecoverOutcome::default();
+    for j in pending(store)? {
+        execute(store, root, &j)?;
+        finish(store, &j)?;
+        out.finished.push(j.session.clone());
+    }
+    out.temps_removed = sweep_store_temps(store);
+    Ok(out)
+}
+
+/// Removes `.tmp-*` files of interrupted store writes: in `journal/` and `sessions/` (written
+/// only under the lock, which the caller holds) all of them; in `objects/` and `snapshots/`
+/// (written by `genesis snapshot` without the lock) only those older than ten minutes, so a
+/// write in flight in another process is never disturbed.
+fn sweep_store_temps(store: &Store) -> usize {
+    let mut n = 0;
+    let old = std::time::Duration::from_secs(600);
+    let mut dirs = vec![
+        (store.path().to_path_buf(), false),
+        (store.path().join("journal"), false),
+        (store.path().join("sessions"), false),
+        (store.path().join("snapshots"), true),
+    ];
+    if let Ok(rd) = std::fs::read_dir(store.path().join("objects")) {
+        dirs.extend(rd.flatten().map(|e| (e.path(), true)));
+    }
+    for (d, only_old) in dirs {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name();
+            if !name.to_str().is_some_and(|s| s.starts_with(".tmp-")) {
+                continue;
+            }
+            let Ok(md) = e.metadata() else { continue };
+            if !md.is_file() {
+                continue;
+            }
+            let age = md
+                .modified()
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .unwrap_or_default();
+            if (!only_old || age > old) && std::fs::remove_file(e.path()).is_ok() {
+                n += 1;
+            }
+        }
+    }
+    n
+}
