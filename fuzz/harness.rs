@@ -25,7 +25,11 @@ impl MemTree {
     /// executable, nested, and one file whose read fails.
     pub fn fixed() -> Self {
         let mut t = MemTree::default();
-        t.insert("README.md", b"# Genesis\n\nA transactional workspace engine.\n", false);
+        t.insert(
+            "README.md",
+            b"# Genesis\n\nA transactional workspace engine.\n",
+            false,
+        );
         t.insert(
             "src/main.rs",
             b"fn main() {\n    println!(\"hello\");\n}\n\nfn helper() -> u32 {\n    1\n}\n",
@@ -37,7 +41,11 @@ impl MemTree {
         t.insert("crlf.txt", b"one\r\ntwo\r\nthree\r\n", false);
         t.insert("noeol.txt", b"first\nlast", false);
         t.insert("empty", b"", false);
-        t.insert("bin.dat", b"\x00\x01\x02\xff\xfe binary\x00data\n\x80", false);
+        t.insert(
+            "bin.dat",
+            b"\x00\x01\x02\xff\xfe binary\x00data\n\x80",
+            false,
+        );
         t.insert("script.sh", b"#!/bin/sh\necho hi\n", true);
         t.insert("dir/sub/file.txt", b"nested\n", false);
         t.insert(UNREADABLE, b"never read\n", false);
@@ -90,7 +98,10 @@ fn check_outcome(tree: &MemTree, outcome: &PatchOutcome) {
             "forbidden path {path} in the outcome"
         );
         if matches!(change, FileChange::Delete) {
-            assert!(tree.contains(path), "deletes {path}, which is not in the tree");
+            assert!(
+                tree.contains(path),
+                "deletes {path}, which is not in the tree"
+            );
         }
     }
 }
@@ -185,7 +196,10 @@ pub fn path_validate(data: &[u8]) {
             assert!(!s.contains('\\'));
             assert!(!s.chars().any(|c| (c as u32) < 0x20 || c == '\u{7f}'));
             for c in p.components() {
-                assert!(!matches!(c, "" | "." | ".."), "bad component {c:?} in {s:?}");
+                assert!(
+                    !matches!(c, "" | "." | ".."),
+                    "bad component {c:?} in {s:?}"
+                );
             }
             let shown = p.to_string();
             assert_eq!(shown, s, "Display does not round-trip");
@@ -223,7 +237,11 @@ pub fn snapshot_document(data: &[u8]) {
     match genesis::Snapshot::from_json(data) {
         Ok(snap) => check_snapshot_round_trip(&snap),
         Err(SnapshotDocumentError::Identity { stated, computed }) => {
-            let fixed = replace_all(data, stated.to_hex().as_bytes(), computed.to_hex().as_bytes());
+            let fixed = replace_all(
+                data,
+                stated.to_hex().as_bytes(),
+                computed.to_hex().as_bytes(),
+            );
             if let Ok(snap) = genesis::Snapshot::from_json(&fixed) {
                 check_snapshot_round_trip(&snap);
             }

@@ -388,6 +388,9 @@ pub enum SnapshotError {
         /// What is wrong with it.
         message: String,
     },
+    /// A `.gitignore` or `.genesisignore` that is a symbolic link.
+    #[error("{}: ignore files must be regular files, not symbolic links (git does not read them through links either); replace it with a copy", .0.display())]
+    IgnoreFileIsLink(PathBuf),
     /// A file changed (type or size) while it was read.
     #[error("{}: changed while it was being read; snapshot again", .0.display())]
     Changed(PathBuf),
@@ -475,6 +478,13 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         }
         let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
         let reason = special_reason(&ft);
+        if reason == Some(SkipReason::Symlink)
+            && (entry.file_name() == ".gitignore" || entry.file_name() == ".genesisignore")
+        {
+            // The walker would read the rules through the link (git does not): refuse rather
+            // than let a file outside the tree decide membership.
+            return Err(SnapshotError::IgnoreFileIsLink(entry.path().into()));
+        }
         if let Some(reason) = reason {
             out.skipped.push(Skipped {
                 path: rel_string_lossy(rel),

@@ -16,7 +16,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if ctx.json {
         super::print_json(&serde_json::json!({ "session": session }));
     } else {
-        println!("aborted session {}", session.session);
+        crate::outln!("aborted session {}", session.session);
     }
     Ok(0)
 }

@@ -35,16 +35,16 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }));
     } else {
         for c in &out.changes {
-            println!("{}\t{}", c.status.letter(), c.path);
+            crate::outln!("{}\t{}", c.status.letter(), c.path);
         }
         if out.written {
-            println!(
+            crate::outln!(
                 "applied session {}: {} file(s) changed",
                 out.session.session,
                 out.changes.len()
             );
         } else {
-            println!("dry run: {} file(s) would change", out.changes.len());
+            crate::outln!("dry run: {} file(s) would change", out.changes.len());
         }
     }
     Ok(0)

@@ -31,6 +31,11 @@ fn parse_expected(ctx: &Context, s: &str) -> Result<(Expected, Option<Tree>), Cl
             .and_then(|st| Tree::from_store(&st, &d).ok());
         return Ok((Expected::Identity(d), tree));
     }
+    if std::path::Path::new(s).is_dir() {
+        return Err(CliError::usage(format!(
+            "--expect {s:?}: a directory; give an identity or a snapshot document file"
+        )));
+    }
     let bytes = std::fs::read(s).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             CliError::usage(format!(
@@ -52,6 +57,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let (expected, expected_tree) = parse_expected(ctx, &args.expect)?;
     let ws = ctx.workspace_for(args.dir.as_deref());
     let dir = args.dir.clone().unwrap_or_else(|| ws.root().to_path_buf());
+    if !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "{}: not a directory",
+            dir.display()
+        )));
+    }
     let opts = ws.snapshot_options_for(&dir)?;
     let tree = Tree::from_dir(&dir, &opts)?;
     let outcome = check(&tree, &expected, expected_tree.as_ref());
@@ -68,19 +79,19 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             "differences": diffs,
         }));
     } else if outcome.matches() {
-        println!("ok: {} matches {}", dir.display(), outcome.actual);
+        crate::outln!("ok: {} matches {}", dir.display(), outcome.actual);
     } else {
-        println!(
+        crate::outln!(
             "mismatch: {} hashes to {}, expected {}",
             dir.display(),
             outcome.actual,
             outcome.expected
         );
         for c in &outcome.differences {
-            println!("{}\t{}", c.status.letter(), c.path);
+            crate::outln!("{}\t{}", c.status.letter(), c.path);
         }
         if expected_tree.is_none() {
-            println!(
+            crate::outln!(
                 "(the expected snapshot is not in the store; pass its document to --expect to list the differing paths)"
             );
         }

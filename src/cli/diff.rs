@@ -94,7 +94,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             color,
             ..DiffOptions::default()
         };
-        write_git_diff(&a, &b, &list, &opts, &mut out)?;
+        // The whole diff is made before any of it is printed, so a failure (a corrupt or
+        // missing blob) never leaves a partial patch on standard output.
+        let mut buf = Vec::new();
+        write_git_diff(&a, &b, &list, &opts, &mut buf)?;
+        out.write_all(&buf)
+            .map_err(genesis::diff::DiffError::from)?;
     }
     out.flush().map_err(genesis::diff::DiffError::from)?;
     Ok(0)

@@ -28,6 +28,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         Some(p) => ws.root().join(p),
         None => ws.manifest_path(),
     };
+    // The store first: if it cannot be made, no manifest is left behind.
+    let store = ws.init_store()?;
     let created_manifest = if manifest_path.exists() {
         Manifest::load(&manifest_path)?;
         false
@@ -38,9 +40,11 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             .and_then(|n| n.to_str())
             .ok_or_else(|| CliError::usage("manifest path has no file name"))?;
         genesis::store::write_atomic(dir, name, DEFAULT_MANIFEST_TEXT.as_bytes())?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&manifest_path, std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| CliError::io(format!("{}: {e}", manifest_path.display())))?;
         true
     };
-    let store = ws.init_store()?;
     if ctx.json {
         super::print_json(&serde_json::json!({
             "store": store.path(),
@@ -48,11 +52,11 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             "manifest_created": created_manifest,
         }));
     } else {
-        println!("store: {}", store.path().display());
+        crate::outln!("store: {}", store.path().display());
         if created_manifest {
-            println!("manifest: {} (created)", manifest_path.display());
+            crate::outln!("manifest: {} (created)", manifest_path.display());
         } else {
-            println!("manifest: {} (kept as it is)", manifest_path.display());
+            crate::outln!("manifest: {} (kept as it is)", manifest_path.display());
         }
     }
     Ok(0)

@@ -117,6 +117,14 @@ pub fn run() -> ExitCode {
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
+            if code == 2 && std::env::args().any(|a| a == "--json") {
+                let message = e.kind().to_string();
+                let detail = e.to_string();
+                let first = detail.lines().next().unwrap_or(&message);
+                print_json(&serde_json::json!({
+                    "error": {"code": 2, "message": first.trim_start_matches("error: ")}
+                }));
+            }
             return ExitCode::from(code);
         }
     };
@@ -162,10 +170,42 @@ pub fn engine(ctx: &Context, create: bool) -> Result<genesis::engine::Engine, Cl
     Ok(engine)
 }
 
+/// Writes `text` to standard output. A closed pipe (`genesis … | head`) ends the program
+/// quietly with status 0, as ripgrep does; any other write failure (a full disk) is reported
+/// and ends it with status 4. Never panics.
+pub fn write_out(text: &str) {
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    if let Err(e) = lock.write_all(text.as_bytes()).and_then(|()| lock.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("genesis: error: writing standard output: {e}");
+        std::process::exit(4);
+    }
+}
+
+/// `println!` to standard output through [`write_out`].
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::cli::write_out("\n") };
+    ($($arg:tt)*) => {{
+        let mut s = format!($($arg)*);
+        s.push('\n');
+        $crate::cli::write_out(&s)
+    }};
+}
+
+/// `print!` to standard output through [`write_out`].
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::write_out(&format!($($arg)*)) };
+}
+
 /// Prints `value` as pretty JSON with a final newline.
 pub fn print_json(value: &serde_json::Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("serialisable")
-    );
+    let mut s = serde_json::to_string_pretty(value).expect("serialisable");
+    s.push('\n');
+    write_out(&s);
 }

@@ -62,7 +62,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             "skipped": out.skipped,
         }));
     } else {
-        println!("{}", out.session.session);
+        crate::outln!("{}", out.session.session);
         eprintln!(
             "genesis: opened session {} on snapshot {}",
             out.session.session, out.session.base_snapshot

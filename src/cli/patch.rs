@@ -84,17 +84,19 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }));
     } else {
         match &out.entry {
-            None => println!("no changes; nothing recorded"),
+            None => crate::outln!("no changes; nothing recorded"),
             Some(e) => {
                 for c in &out.changes {
-                    println!("{}\t{}", c.status.letter(), c.path);
+                    crate::outln!("{}\t{}", c.status.letter(), c.path);
                 }
-                println!(
+                crate::outln!(
                     "patch {} recorded: {} → {}",
-                    e.patch, e.before_snapshot, e.after_snapshot
+                    e.patch,
+                    e.before_snapshot,
+                    e.after_snapshot
                 );
                 for s in out.static_results.iter().filter(|s| !s.passed) {
-                    println!("static obligation {} fails: {}", s.id, s.paths.join(", "));
+                    crate::outln!("static obligation {} fails: {}", s.id, s.paths.join(", "));
                 }
             }
         }

@@ -18,10 +18,10 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<u8, CliError> {
             "temps_removed": out.temps_removed,
         }));
     } else if finished.is_empty() {
-        println!("nothing to recover");
+        crate::outln!("nothing to recover");
     } else {
         for s in &finished {
-            println!("finished session {s}");
+            crate::outln!("finished session {s}");
         }
     }
     Ok(0)

@@ -32,9 +32,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     } else {
         for s in &steps {
             match (&s.error, s.matches()) {
-                (Some(e), _) => println!("patch {}: does not apply: {e}", s.index + 1),
-                (None, true) => println!("patch {}: ok {}", s.index + 1, s.recorded),
-                (None, false) => println!(
+                (Some(e), _) => crate::outln!("patch {}: does not apply: {e}", s.index + 1),
+                (None, true) => crate::outln!("patch {}: ok {}", s.index + 1, s.recorded),
+                (None, false) => crate::outln!(
                     "patch {}: MISMATCH recorded {} replayed {}{}",
                     s.index + 1,
                     s.recorded,
@@ -47,7 +47,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 ),
             }
         }
-        println!(
+        crate::outln!(
             "{}: {} patch(es) replayed",
             if all { "ok" } else { "MISMATCH" },
             steps.len()

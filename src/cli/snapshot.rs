@@ -30,8 +30,17 @@ pub fn report_skipped(outcome: &SnapshotOutcome) {
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let ws = ctx.workspace_for(args.dir.as_deref());
     let dir = args.dir.clone().unwrap_or_else(|| ws.root().to_path_buf());
+    if !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "{}: not a directory",
+            dir.display()
+        )));
+    }
     let store = if args.no_store {
         None
+    } else if ctx.store_arg.is_some() {
+        // A store named explicitly must exist.
+        Some(ws.store()?)
     } else {
         ws.existing_store()?
     };
@@ -61,9 +70,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             "blobs_added": blobs_added,
         }));
     } else if args.identity {
-        println!("{}", snap.identity());
+        crate::outln!("{}", snap.identity());
     } else {
-        print!("{}", snap.to_json_pretty());
+        crate::out!("{}", snap.to_json_pretty());
     }
     Ok(0)
 }

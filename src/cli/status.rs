@@ -31,12 +31,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         } else {
             for r in &rows {
                 match r.get("error") {
-                    Some(e) => println!(
+                    Some(e) => crate::outln!(
                         "{}\tINVALID: {}",
                         r["session"].as_str().unwrap_or(""),
                         e.as_str().unwrap_or("")
                     ),
-                    None => println!(
+                    None => crate::outln!(
                         "{}\t{}\t{} patch(es)\t{}",
                         r["session"].as_str().unwrap_or(""),
                         r["status"].as_str().unwrap_or(""),
@@ -56,12 +56,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if ctx.json {
         super::print_json(&serde_json::json!({ "session": s, "logs": state.logs }));
     } else {
-        println!("session {}: {}", s.session, s.status);
-        println!("manifest: {}", s.package_manifest);
-        println!("base:     {}", s.base_snapshot);
-        println!("current:  {}", s.current_snapshot);
+        crate::outln!("session {}: {}", s.session, s.status);
+        crate::outln!("manifest: {}", s.package_manifest);
+        crate::outln!("base:     {}", s.base_snapshot);
+        crate::outln!("current:  {}", s.current_snapshot);
         for (i, p) in s.patches.iter().enumerate() {
-            println!(
+            crate::outln!(
                 "patch {}: {} → {} {}",
                 i + 1,
                 &p.before_snapshot.to_string()[..12],
@@ -74,8 +74,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             );
         }
         match &s.verification {
-            None => println!("verification: none"),
-            Some(v) => println!(
+            None => crate::outln!("verification: none"),
+            Some(v) => crate::outln!(
                 "verification: {} of {}{} (acceptance {})",
                 if v.obligations_ok { "passed" } else { "FAILED" },
                 v.snapshot,
@@ -88,7 +88,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             ),
         }
         for l in &state.logs {
-            println!(
+            crate::outln!(
                 "  obligation {}: {} ({:.2} s) stdout {} stderr {}",
                 l.id,
                 match (l.timed_out, l.exit_code) {

@@ -15,32 +15,39 @@ pub struct Args {
 }
 
 /// Exit 0 when every document is valid, 1 when one is not (each failure printed with its JSON
-/// pointer), 2 when a file cannot be read or is not JSON.
+/// pointer), 2 when a file cannot be read or is not JSON (the others are still checked).
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let mut results = Vec::new();
     let mut worst = 0u8;
     for f in &args.files {
-        let bytes = std::fs::read(f).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                CliError::usage(format!("{}: no such file", f.display()))
-            } else {
-                CliError::io(format!("{}: {e}", f.display()))
+        // A file that cannot be read or parsed is reported, and the others are still checked.
+        let parsed = std::fs::read(f)
+            .map_err(|e| format!("{}: {e}", f.display()))
+            .and_then(|b| {
+                serde_json::from_slice::<serde_json::Value>(&b)
+                    .map_err(|e| format!("{}: invalid JSON: {e}", f.display()))
+            });
+        let value = match parsed {
+            Ok(v) => v,
+            Err(message) => {
+                eprintln!("genesis: error: {message}");
+                worst = 2;
+                results.push(serde_json::json!({"file": f, "valid": false, "error": message}));
+                continue;
             }
-        })?;
-        let value: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| CliError::usage(format!("{}: invalid JSON: {e}", f.display())))?;
+        };
         let (kind, violations) = validate_document(&value);
         if !violations.is_empty() {
-            worst = 1;
+            worst = worst.max(1);
         }
         if !ctx.json {
             let kind_name = kind.map_or("unknown document", |k| k.schema_name());
             if violations.is_empty() {
-                println!("{}: valid {kind_name}", f.display());
+                crate::outln!("{}: valid {kind_name}", f.display());
             } else {
-                println!("{}: invalid {kind_name}", f.display());
+                crate::outln!("{}: invalid {kind_name}", f.display());
                 for v in &violations {
-                    println!("  {v}");
+                    crate::outln!("  {v}");
                 }
             }
         }

@@ -91,10 +91,10 @@ impl Observer for Progress {
 pub fn print_summary(v: &VerifyOutcome) {
     for s in &v.record.static_results {
         if !s.passed {
-            println!("static obligation {} fails: {}", s.id, s.paths.join(", "));
+            crate::outln!("static obligation {} fails: {}", s.id, s.paths.join(", "));
         }
     }
-    println!(
+    crate::outln!(
         "{} snapshot {} acceptance {}",
         if v.record.obligations_ok {
             "verified"
