@@ -86,6 +86,11 @@ pub enum EngineError {
         /// Why.
         reason: String,
     },
+    /// Genesis was interrupted (SIGINT, SIGTERM, SIGHUP) while an obligation ran.
+    #[error(
+        "interrupted while obligation {0} ran; its process group was killed and nothing was recorded"
+    )]
+    Interrupted(String),
     /// Bad input that is not a patch error (a bad argument, a result over the v0.1 limits).
     #[error("{0}")]
     Invalid(String),
@@ -261,6 +266,34 @@ impl PreImage for TreeImage<'_> {
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.is_executable(path)
     }
+}
+
+/// The file that marks a directory as a Genesis workdir (`verify --workdir`).
+pub const WORKDIR_MARKER: &str = ".genesis-workdir";
+
+/// `p` made absolute, with its deepest existing ancestor canonicalised (links resolved).
+fn absolute(p: &Path) -> PathBuf {
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    let mut existing = p.clone();
+    let mut rest = Vec::new();
+    while std::fs::symlink_metadata(&existing).is_err() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(n), Some(parent)) => {
+                rest.push(n.to_owned());
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut c = std::fs::canonicalize(&existing).unwrap_or(existing);
+    for n in rest.iter().rev() {
+        c.push(n);
+    }
+    c
 }
 
 /// Whether a path must never be written by a session: a `.git` component in any case
@@ -475,6 +508,26 @@ impl Engine {
         })
     }
 
+    /// A directory Genesis writes for the agent or the obligations must lie apart from the
+    /// workspace and the store: not equal to, inside, or above either, and not `/`.
+    fn check_apart(&self, dir: &Path, what: &str) -> Result<(), EngineError> {
+        let (d, root, store) = (
+            absolute(dir),
+            absolute(self.workspace.root()),
+            absolute(self.workspace.store_dir()),
+        );
+        let clash = |other: &Path| d.starts_with(other) || other.starts_with(&d);
+        if d.parent().is_none() || clash(&root) || clash(&store) {
+            return Err(EngineError::Invalid(format!(
+                "{}: {what} must lie outside the workspace {} and the store {} (not inside or above either)",
+                dir.display(),
+                root.display(),
+                store.display()
+            )));
+        }
+        Ok(())
+    }
+
     fn check_checkout_dir(&self, dir: &Path) -> Result<(), EngineError> {
         if let Ok(md) = std::fs::symlink_metadata(dir) {
             if !md.is_dir() {
@@ -491,42 +544,32 @@ impl Engine {
                 )));
             }
         }
-        let abs = |p: &Path| -> PathBuf {
-            let p = if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                std::env::current_dir().unwrap_or_default().join(p)
-            };
-            // Canonicalise the deepest existing ancestor.
-            let mut existing = p.clone();
-            let mut rest = Vec::new();
-            while !existing.exists() {
-                match (existing.file_name(), existing.parent()) {
-                    (Some(n), Some(parent)) => {
-                        rest.push(n.to_owned());
-                        existing = parent.to_path_buf();
-                    }
-                    _ => break,
+        self.check_apart(dir, "--checkout")
+    }
+
+    /// `verify --workdir DIR`: apart from the workspace and the store, and either new, empty,
+    /// or a directory Genesis used as a workdir before (it holds [`WORKDIR_MARKER`]) — so a
+    /// mistyped path never has its files deleted by the sync.
+    fn check_workdir(&self, dir: &Path) -> Result<(), EngineError> {
+        self.check_apart(dir, "--workdir")?;
+        match std::fs::symlink_metadata(dir) {
+            Err(_) => Ok(()),
+            Ok(md) if !md.is_dir() => Err(EngineError::Invalid(format!(
+                "{}: --workdir is not a directory",
+                dir.display()
+            ))),
+            Ok(_) => {
+                let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
+                if rd.next().is_none() || dir.join(WORKDIR_MARKER).is_file() {
+                    Ok(())
+                } else {
+                    Err(EngineError::Invalid(format!(
+                        "{}: --workdir is not empty and was not made by Genesis (no {WORKDIR_MARKER}); give a new or empty directory",
+                        dir.display()
+                    )))
                 }
             }
-            let mut c = std::fs::canonicalize(&existing).unwrap_or(existing);
-            for n in rest.iter().rev() {
-                c.push(n);
-            }
-            c
-        };
-        let (d, root, store) = (
-            abs(dir),
-            abs(self.workspace.root()),
-            abs(self.workspace.store_dir()),
-        );
-        if d.starts_with(&root) && !d.starts_with(&store) {
-            return Err(EngineError::Invalid(format!(
-                "{}: --checkout must lie outside the workspace (or inside its store), or the checkout would become part of the workspace's snapshots",
-                dir.display()
-            )));
         }
-        Ok(())
     }
 
     /// Records a patch (DESIGN section 4, `patch`): applies a diff to the current snapshot in
@@ -584,6 +627,19 @@ impl Engine {
                     }
                 }
                 let (snap, exec) = self.apply_changes(&current, outcome.changes)?;
+                let left_out = crate::membership::left_out(&snap, &manifest.exclude, |f| {
+                    self.store.read_object(&f.blob)
+                })?;
+                if !left_out.is_empty() {
+                    let list: Vec<String> = left_out
+                        .iter()
+                        .map(|l| format!("{} ({})", l.path, l.reason))
+                        .collect();
+                    return Err(EngineError::Invalid(format!(
+                        "patch refused, nothing recorded: it leaves paths that snapshots of the workspace leave out, so the result could never be reproduced from disk: {}",
+                        list.join(", ")
+                    )));
+                }
                 (snap, exec, bytes.to_vec())
             }
             PatchInput::Dir(dir) => {
@@ -752,7 +808,10 @@ impl Engine {
         let static_results = static_checks(&manifest, self.workspace.root(), &base, &current);
         let scratch;
         let workdir: PathBuf = match &opts.workdir {
-            Some(d) => d.clone(),
+            Some(d) => {
+                self.check_workdir(d)?;
+                d.clone()
+            }
             None => {
                 scratch = tempfile::Builder::new()
                     .prefix(&format!("genesis-verify-{id}-"))
@@ -761,16 +820,23 @@ impl Engine {
                 scratch.path().to_path_buf()
             }
         };
+        let mut mopts = MaterializeOptions {
+            durable: false,
+            snapshot: self.snapshot_options(&manifest),
+        };
+        mopts.snapshot.exclude.push(format!("/{WORKDIR_MARKER}"));
         materialize(
             &self.store,
             &current.snapshot,
             &current.executable,
             &workdir,
-            &MaterializeOptions {
-                durable: false,
-                snapshot: self.snapshot_options(&manifest),
-            },
+            &mopts,
         )?;
+        if opts.workdir.is_some() {
+            let marker = workdir.join(WORKDIR_MARKER);
+            std::fs::write(&marker, b"This directory is a Genesis verify workdir; Genesis syncs it to each snapshot it verifies.\n")
+                .map_err(io_err(&marker))?;
+        }
         let env = vec![
             ("GENESIS_SESSION".to_owned(), id.to_owned()),
             (
@@ -781,9 +847,15 @@ impl Engine {
         let mut results = Vec::new();
         let mut logs = Vec::new();
         for ob in &manifest.obligations {
+            if crate::obligation::interrupted() {
+                return Err(EngineError::Interrupted(ob.id.clone()));
+            }
             observer.obligation_started(&ob.id, &ob.run);
             let r = run_command(ob, &workdir, &env);
             observer.obligation_finished(&r);
+            if r.interrupted {
+                return Err(EngineError::Interrupted(ob.id.clone()));
+            }
             logs.push(ObligationLog {
                 id: ob.id.clone(),
                 snapshot: session.current_snapshot,
@@ -875,7 +947,7 @@ impl Engine {
                     ),
                 });
             }
-            Some(_) => {}
+            Some(v) => self.check_acceptance(id, &session, &state, v.acceptance)?,
         }
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
@@ -963,6 +1035,48 @@ impl Engine {
             changes: list,
             written: true,
         })
+    }
+
+    /// The acceptance record named by a verification must be in the store, be of the current
+    /// snapshot and the base manifest, and say that every static rule and every obligation of
+    /// that manifest passed — a session document edited by hand cannot skip verification.
+    fn check_acceptance(
+        &self,
+        id: &str,
+        session: &Session,
+        state: &SessionState,
+        acceptance: Digest,
+    ) -> Result<(), EngineError> {
+        let refuse = |reason: String| EngineError::NotVerified {
+            id: id.into(),
+            reason,
+        };
+        let bytes = self.store.read_object(&acceptance).map_err(|e| {
+            refuse(format!(
+                "its acceptance record {acceptance} cannot be read ({e}); run `genesis verify` again"
+            ))
+        })?;
+        let record: AcceptanceRecord = serde_json::from_slice(&bytes).map_err(|e| {
+            refuse(format!(
+                "its acceptance record {acceptance} is not valid: {e}"
+            ))
+        })?;
+        let manifest = self.manifest_of(state, session)?;
+        let ids: Vec<&str> = manifest.obligations.iter().map(|o| o.id.as_str()).collect();
+        let recorded: Vec<&str> = record.obligations.iter().map(|o| o.id.as_str()).collect();
+        let ok = record.schema == crate::obligation::ACCEPTANCE_SCHEMA
+            && record.snapshot == session.current_snapshot
+            && Some(record.manifest) == state.manifest_blob
+            && ids == recorded
+            && record.obligations_ok
+            && record.static_results.iter().all(|s| s.passed)
+            && record.obligations.iter().all(|o| o.passed);
+        if !ok {
+            return Err(refuse(format!(
+                "its acceptance record {acceptance} does not show every obligation of the base manifest passing on the current snapshot; run `genesis verify` again"
+            )));
+        }
+        Ok(())
     }
 
     /// Aborts the session: status becomes `aborted`, the workspace is not touched, and a

@@ -19,6 +19,7 @@ pub mod hash;
 pub mod journal;
 pub mod manifest;
 pub mod materialize;
+pub mod membership;
 pub mod obligation;
 pub mod patch;
 pub mod path;

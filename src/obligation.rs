@@ -106,6 +106,30 @@ pub fn static_checks(
     out
 }
 
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP stop the running obligation instead of the process: its
+/// whole process group is killed, and [`run_command`] returns with `interrupted` set, so the
+/// caller can clean up (scratch directory) and report. Call once, from the binary.
+pub fn install_interrupt_handler() {
+    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, handler);
+        libc::signal(libc::SIGTERM, handler);
+        libc::signal(libc::SIGHUP, handler);
+    }
+}
+
+/// Whether an interrupt arrived since [`install_interrupt_handler`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// How one command obligation ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommandResult {
@@ -115,6 +139,8 @@ pub struct CommandResult {
     pub exit_code: Option<i32>,
     /// Killed for running past `timeout_s`.
     pub timed_out: bool,
+    /// Killed because Genesis itself was interrupted (SIGINT, SIGTERM, SIGHUP).
+    pub interrupted: bool,
     /// Standard output (at most [`MAX_LOG_BYTES`]).
     pub stdout: Vec<u8>,
     /// Standard error (at most [`MAX_LOG_BYTES`]).
@@ -126,7 +152,7 @@ pub struct CommandResult {
 impl CommandResult {
     /// Exit code 0 and not timed out.
     pub fn passed(&self) -> bool {
-        self.exit_code == Some(0) && !self.timed_out
+        self.exit_code == Some(0) && !self.timed_out && !self.interrupted
     }
 }
 
@@ -144,6 +170,7 @@ pub fn run_command(obligation: &Obligation, dir: &Path, env: &[(String, String)]
         obligation: obligation.clone(),
         exit_code: Some(127),
         timed_out: false,
+        interrupted: false,
         stdout: Vec::new(),
         stderr: msg.into_bytes(),
         seconds: start.elapsed().as_secs_f64(),
@@ -179,11 +206,17 @@ pub fn run_command(obligation: &Obligation, dir: &Path, env: &[(String, String)]
     let pgid = child.id() as i32;
     let timeout = Duration::from_secs(obligation.timeout_s);
     let mut timed_out = false;
+    let mut was_interrupted = false;
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break Some(s),
             Ok(None) => {}
             Err(_) => break None,
+        }
+        if interrupted() {
+            was_interrupted = true;
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            break child.wait().ok();
         }
         if start.elapsed() >= timeout {
             timed_out = true;
@@ -195,7 +228,7 @@ pub fn run_command(obligation: &Obligation, dir: &Path, env: &[(String, String)]
     // Anything the command left running in its group goes too.
     unsafe { libc::kill(-pgid, libc::SIGKILL) };
     let seconds = start.elapsed().as_secs_f64();
-    let exit_code = if timed_out {
+    let exit_code = if timed_out || was_interrupted {
         None
     } else {
         status.and_then(|s| s.code())
@@ -204,6 +237,7 @@ pub fn run_command(obligation: &Obligation, dir: &Path, env: &[(String, String)]
         obligation: obligation.clone(),
         exit_code,
         timed_out,
+        interrupted: was_interrupted,
         stdout: read_capped(&mut out_file),
         stderr: read_capped(&mut err_file),
         seconds,

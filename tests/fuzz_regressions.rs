@@ -21,11 +21,7 @@ use std::time::Duration;
 const LIMIT: Duration = Duration::from_secs(30);
 
 /// (target, file name) of saved inputs whose bug is still open; each has an ignored test below.
-const KNOWN_BUGS: &[(&str, &str)] = &[
-    ("patch_apply", "hang-binary-truncated-zlib"),
-    ("patch_apply", "hang-binary-missing-adler"),
-    ("patch_apply", "hang-binary-corrupt-zlib"),
-];
+const KNOWN_BUGS: &[(&str, &str)] = &[];
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
@@ -103,7 +99,6 @@ fn replay_all(kind: &str) -> usize {
 }
 
 fn replay_known(target: &str, name: &str) {
-    assert!(KNOWN_BUGS.contains(&(target, name)));
     replay_file(
         target,
         &fuzz_dir().join("regressions").join(target).join(name),
@@ -133,27 +128,25 @@ fn known_bug_inputs_exist() {
 }
 
 /// A `GIT binary patch` whose zlib stream is cut short: diffy 0.5.2's inflate loop
-/// (`BinaryPatch::decode_data`) never ends, and `inflates_within` in `src/patch/apply.rs` lets
-/// the stream through because it only refuses streams that inflate past their declared size.
+/// (`BinaryPatch::decode_data`) never ended. Fixed: Genesis decodes blocks itself
+/// (`decode_block` in `src/patch/apply.rs`) and requires a complete stream.
 #[test]
-#[ignore = "bug: apply_patch hangs on a binary block with a truncated zlib stream (diffy decode_data loops)"]
 fn hang_binary_truncated_zlib() {
     replay_known("patch_apply", "hang-binary-truncated-zlib");
 }
 
 /// Same loop, reached by a stream that inflates to exactly its declared size but lacks the
-/// 4-byte Adler-32 trailer, so it never reaches the end of the stream.
+/// 4-byte Adler-32 trailer (fixed likewise).
 #[test]
-#[ignore = "bug: apply_patch hangs on a binary block whose zlib stream lacks its Adler-32 trailer (diffy decode_data loops)"]
 fn hang_binary_missing_adler() {
     replay_known("patch_apply", "hang-binary-missing-adler");
 }
 
 /// Found by `cargo fuzz run patch_apply` (minimised with `cargo fuzz tmin`): a `bin.dat` patch of
 /// the harness's fixed tree whose `index` ids are right but whose literal block's zlib data is
-/// damaged (and whose reverse block is garbage); the damaged stream neither errors nor ends.
+/// damaged (and whose reverse block is garbage); the damaged stream neither errored nor ended
+/// (fixed likewise).
 #[test]
-#[ignore = "bug: apply_patch hangs on a binary block with damaged zlib data (diffy decode_data loops)"]
 fn hang_binary_corrupt_zlib() {
     replay_known("patch_apply", "hang-binary-corrupt-zlib");
 }

@@ -132,7 +132,7 @@ impl From<EngineError> for CliError {
             | EngineError::NotVerified { .. }
             | EngineError::Conflict { .. } => 3,
             EngineError::Journal(j) => return j.into(),
-            EngineError::Materialize(_) | EngineError::Io { .. } => 4,
+            EngineError::Materialize(_) | EngineError::Io { .. } | EngineError::Interrupted(_) => 4,
         };
         CliError {
             code,

@@ -64,6 +64,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         workdir: args.workdir.clone(),
     };
     let mut observer = super::verify::Progress::new(!ctx.json);
+    if args.verify {
+        genesis::obligation::install_interrupt_handler();
+    }
     let verify = if args.verify {
         Some((&vopts, &mut observer as &mut dyn genesis::engine::Observer))
     } else {

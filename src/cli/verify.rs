@@ -109,6 +109,7 @@ pub fn print_summary(v: &VerifyOutcome) {
 /// Verifies; exit 1 when an obligation fails.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
+    genesis::obligation::install_interrupt_handler();
     let mut progress = Progress::new(!ctx.json);
     let out = engine.verify(
         &args.session,

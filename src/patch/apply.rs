@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 
-use diffy::binary::BinaryPatch;
 use unicode_normalization::UnicodeNormalization;
 
 use super::parse::{Binary, FilePatch, Hunk, HunkLine, Op, op_name};
@@ -377,17 +376,13 @@ fn apply_binary(
             git_blob_id(old)
         )));
     }
-    for block in [Some(&b.forward), b.reverse.as_ref()].into_iter().flatten() {
-        inflates_within(block).map_err(bad)?;
-    }
-    let full = BinaryPatch::Full {
-        forward: b.forward.clone(),
-        reverse: b.reverse.clone().unwrap_or_else(|| b.forward.clone()),
+    // Decoded here, not by diffy: its inflater loops forever on a damaged zlib stream
+    // (fuzz/regressions/patch_apply/hang-binary-*).
+    let data = decode_block(&b.forward).map_err(bad)?;
+    let new = match b.forward.kind {
+        diffy::binary::BinaryBlockKind::Literal => data,
+        diffy::binary::BinaryBlockKind::Delta => apply_delta(old, &data).map_err(bad)?,
     };
-    // diffy decodes untrusted data; a panic there must not escape.
-    let new = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| full.apply(old)))
-        .map_err(|_| bad("the binary data could not be decoded".into()))?
-        .map_err(|e| bad(e.to_string()))?;
     let ok = if is_delete {
         new.is_empty()
     } else {
@@ -408,25 +403,117 @@ fn apply_binary(
     Ok(new)
 }
 
-/// Checks that a binary block inflates to no more than its declared size, reading at most one
-/// byte past it, before diffy (whose inflater grows its buffer until the stream ends) decodes it:
-/// a small "zip bomb" block must not exhaust memory. Undecodable base85 is left to diffy to
-/// report.
-fn inflates_within(block: &diffy::binary::BinaryBlock<'_>) -> Result<(), String> {
+/// Decodes a binary block: base85 lines, then zlib, which must end cleanly (Adler-32 checked)
+/// at exactly the declared size. At most one byte past the declared size is ever inflated, so a
+/// small "zip bomb" block cannot exhaust memory.
+fn decode_block(block: &diffy::binary::BinaryBlock<'_>) -> Result<Vec<u8>, String> {
     use std::io::Read as _;
-    let Some(compressed) = base85_lines(block.data.data) else {
-        return Ok(());
-    };
-    let limit = block.data.size.saturating_add(1);
-    let mut sink = Vec::new();
+    let compressed =
+        base85_lines(block.data.data).ok_or_else(|| "the base85 data is malformed".to_owned())?;
+    let size = block.data.size;
+    let limit = size.saturating_add(1);
+    let mut out = Vec::with_capacity(usize::try_from(size.min(64 * 1024)).unwrap_or(0));
     let mut reader = flate2::read::ZlibDecoder::new(compressed.as_slice()).take(limit);
-    if reader.read_to_end(&mut sink).is_ok() && sink.len() as u64 > block.data.size {
+    reader
+        .read_to_end(&mut out)
+        .map_err(|e| format!("the zlib data is damaged: {e}"))?;
+    if out.len() as u64 > size {
         return Err(format!(
-            "a block inflates to more than its declared {} bytes",
-            block.data.size
+            "a block inflates to more than its declared {size} bytes"
         ));
     }
-    Ok(())
+    if (out.len() as u64) < size {
+        return Err(format!(
+            "a block inflates to {} bytes, not its declared {size}",
+            out.len()
+        ));
+    }
+    // The stream must be complete: the decoder has consumed its end (and checked Adler-32).
+    let mut decoder = reader.into_inner();
+    let mut rest = [0u8; 1];
+    match decoder.read(&mut rest) {
+        Ok(0) => Ok(out),
+        Ok(_) => Err(format!(
+            "a block inflates to more than its declared {size} bytes"
+        )),
+        Err(e) => Err(format!("the zlib data is damaged: {e}")),
+    }
+}
+
+/// Applies a git delta (pack format: two base-128 sizes, then copy and insert instructions) to
+/// `base`, checking every offset and both sizes.
+fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
+    fn varint(d: &[u8], i: &mut usize) -> Result<u64, String> {
+        let mut v: u64 = 0;
+        let mut shift = 0;
+        loop {
+            let b = *d.get(*i).ok_or("the delta is truncated")?;
+            *i += 1;
+            if shift > 63 {
+                return Err("a delta size is too large".into());
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+    }
+    let mut i = 0;
+    let src_size = varint(delta, &mut i)?;
+    let dst_size = varint(delta, &mut i)?;
+    if src_size != base.len() as u64 {
+        return Err(format!(
+            "the delta is for a {src_size}-byte file, but the file has {} bytes",
+            base.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(usize::try_from(dst_size.min(64 * 1024 * 1024)).unwrap_or(0));
+    while i < delta.len() {
+        let op = delta[i];
+        i += 1;
+        if op & 0x80 != 0 {
+            let mut offset: u64 = 0;
+            let mut size: u64 = 0;
+            for (k, bit) in [0x01u8, 0x02, 0x04, 0x08].iter().enumerate() {
+                if op & bit != 0 {
+                    offset |= u64::from(*delta.get(i).ok_or("the delta is truncated")?) << (8 * k);
+                    i += 1;
+                }
+            }
+            for (k, bit) in [0x10u8, 0x20, 0x40].iter().enumerate() {
+                if op & bit != 0 {
+                    size |= u64::from(*delta.get(i).ok_or("the delta is truncated")?) << (8 * k);
+                    i += 1;
+                }
+            }
+            if size == 0 {
+                size = 0x10000;
+            }
+            let end = offset
+                .checked_add(size)
+                .filter(|e| *e <= base.len() as u64)
+                .ok_or("a delta copy reaches past the end of the file")?;
+            out.extend_from_slice(&base[offset as usize..end as usize]);
+        } else if op != 0 {
+            let n = usize::from(op);
+            let bytes = delta.get(i..i + n).ok_or("the delta is truncated")?;
+            out.extend_from_slice(bytes);
+            i += n;
+        } else {
+            return Err("the delta holds a reserved instruction (0)".into());
+        }
+        if out.len() as u64 > dst_size {
+            return Err("the delta produces more bytes than it declares".into());
+        }
+    }
+    if out.len() as u64 != dst_size {
+        return Err(format!(
+            "the delta produces {} bytes, not its declared {dst_size}",
+            out.len()
+        ));
+    }
+    Ok(out)
 }
 
 /// Decodes git's base85 data lines (a length character, then 5-character groups).

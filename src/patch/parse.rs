@@ -52,6 +52,7 @@ pub(crate) struct Binary<'a> {
     /// Patch line of `GIT binary patch`.
     pub line: usize,
     pub forward: BinaryBlock<'a>,
+    #[allow(dead_code)] // parsed and checked for shape; only the forward block is applied
     pub reverse: Option<BinaryBlock<'a>>,
 }
 
@@ -358,9 +359,27 @@ impl<'a> Parser<'a> {
 
     fn plain_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
         let (old, new, line) = self.minus_plus()?;
-        let strip = old.as_deref().is_none_or(|o| o.starts_with("a/"))
+        // One leading component goes for `a/x`/`b/x` names, and for `diff -ruN OLD/x NEW/x`
+        // (first components differ, the rest is the same); names without such a prefix
+        // (`src/x` on both lines, as agents write them) stay as they are.
+        let git_style = old.as_deref().is_none_or(|o| o.starts_with("a/"))
             && new.as_deref().is_none_or(|n| n.starts_with("b/"));
-        let fix = |n: String| if strip { n[2..].to_owned() } else { n };
+        let dir_pair = match (old.as_deref(), new.as_deref()) {
+            (Some(o), Some(n)) => match (o.split_once('/'), n.split_once('/')) {
+                (Some((od, or)), Some((nd, nr))) => od != nd && or == nr,
+                _ => false,
+            },
+            _ => false,
+        };
+        let strip = git_style || dir_pair;
+        let fix = |n: String| {
+            if strip {
+                n.split_once('/')
+                    .map_or(n.clone(), |(_, rest)| rest.to_owned())
+            } else {
+                n
+            }
+        };
         let op = match (old.map(fix), new.map(fix)) {
             (None, None) => return Err(malformed(line, "both names are /dev/null")),
             (None, Some(n)) => Op::Create(n),
@@ -681,6 +700,10 @@ impl<'a> Parser<'a> {
             parse_ranges(raw).map_err(bad_header)?;
         if old_count > 0 && old_start == 0 {
             return Err(bad_header("old range starts at line 0 but is not empty"));
+        }
+        if old_count == 0 && new_count == 0 {
+            // git apply calls this a corrupt patch: a hunk must hold at least one line.
+            return Err(bad_header("the hunk is empty (0 old and 0 new lines)"));
         }
         self.i += 1;
 
