@@ -141,7 +141,7 @@ fn patch_may_not_leave_paths_that_snapshots_leave_out() {
 }
 
 #[test]
-fn diff_ruN_between_differently_named_directories_applies() {
+fn diff_run_output_between_differently_named_directories_applies() {
     let d = ws();
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "ru"]));
@@ -181,7 +181,7 @@ fn interrupting_verify_kills_the_obligation() {
     );
     ok(&run_in(d.path(), &["open", "--session", "i"]));
     let bin = assert_cmd::cargo::cargo_bin("genesis");
-    let mut child = Command::new(bin)
+    let child = Command::new(bin)
         .current_dir(d.path())
         .args(["verify", "i"])
         .stdout(Stdio::null())
