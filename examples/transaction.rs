@@ -17,10 +17,10 @@ use genesis::obligation::CommandResult;
 struct Print;
 
 impl Observer for Print {
-    fn obligation_started(&mut self, id: &str, run: &[String]) {
+    fn obligation_started(&mut self, id: &str, run: &[String], _index: usize, _total: usize) {
         println!("   obligation {id}: {}", run.join(" "));
     }
-    fn obligation_finished(&mut self, r: &CommandResult) {
+    fn obligation_finished(&mut self, r: &CommandResult, _index: usize, _total: usize) {
         let out = String::from_utf8_lossy(&r.stdout);
         println!(
             "   obligation {}: {} ({:.2} s) {}",

@@ -113,10 +113,12 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError + '_ {
 
 /// Receives progress while obligations run. Every method has a no-op default.
 pub trait Observer {
-    /// An obligation is about to start.
-    fn obligation_started(&mut self, _id: &str, _run: &[String]) {}
-    /// An obligation ended.
-    fn obligation_finished(&mut self, _result: &CommandResult) {}
+    /// Obligation `index` (0-based) of `total` is about to start.
+    fn obligation_started(&mut self, _id: &str, _run: &[String], _index: usize, _total: usize) {}
+    /// A piece of its output as it arrives (any split; redacted when secrets are known).
+    fn obligation_output(&mut self, _id: &str, _stream: crate::events::Stream, _data: &[u8]) {}
+    /// Obligation `index` of `total` ended.
+    fn obligation_finished(&mut self, _result: &CommandResult, _index: usize, _total: usize) {}
 }
 
 /// An [`Observer`] that ignores everything.
@@ -170,6 +172,10 @@ pub struct PatchOutcome {
     pub entry: Option<PatchEntry>,
     /// Paths the patch changes, sorted.
     pub changes: Vec<Change>,
+    /// Lines the patch adds (text files).
+    pub lines_added: u64,
+    /// Lines the patch removes (text files).
+    pub lines_removed: u64,
     /// The static rules for the new snapshot.
     pub static_results: Vec<StaticResult>,
     /// The verification, when `verify` was asked for.
@@ -182,6 +188,25 @@ pub struct VerifyOptions {
     /// Run obligations in this directory, synced incrementally (build caches survive).
     /// Default: a fresh scratch directory, removed afterwards.
     pub workdir: Option<PathBuf>,
+    /// Extra environment variables for the obligations. Default: none.
+    pub env: Vec<(String, String)>,
+    /// Values that must never be stored or shown: they are replaced by `[REDACTED]` in the
+    /// obligations' stored output and in what observers see. Default: none.
+    pub secrets: Vec<String>,
+    /// Extra command obligations for this verification (a BPT request's `commands.post`),
+    /// run after the manifest's. Default: none.
+    pub extra_obligations: Vec<crate::manifest::Obligation>,
+}
+
+/// The size of a session's change, base to current.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Impact {
+    /// Files added, deleted or modified.
+    pub files_changed: usize,
+    /// Lines added (text files).
+    pub lines_added: u64,
+    /// Lines removed (text files).
+    pub lines_removed: u64,
 }
 
 /// What [`Engine::verify`] did.
@@ -487,6 +512,7 @@ impl Engine {
             checkout: opts.checkout.clone(),
             logs: Vec::new(),
             in_place: opts.in_place,
+            events: Default::default(),
         };
         if let Some(dir) = &opts.checkout {
             materialize(
@@ -654,6 +680,8 @@ impl Engine {
                         session,
                         entry: None,
                         changes: Vec::new(),
+                        lines_added: 0,
+                        lines_removed: 0,
                         static_results: Vec::new(),
                         verification: None,
                     });
@@ -680,6 +708,12 @@ impl Engine {
         };
         let new_tree = Tree::from_parts(&self.store, new_snapshot.clone(), new_exec.clone());
         let change_list = changes(&current, &new_tree);
+        let (lines_added, lines_removed) = crate::diff::stats(&current, &new_tree, &change_list)
+            .map(|st| {
+                st.iter()
+                    .fold((0, 0), |(a, r), s| (a + s.added, r + s.removed))
+            })
+            .unwrap_or((0, 0));
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let static_results = static_checks(&manifest, self.workspace.root(), &base, &new_tree);
         let patch_digest = self.store.write_object(&text)?;
@@ -705,6 +739,8 @@ impl Engine {
             session,
             entry: Some(entry),
             changes: change_list,
+            lines_added,
+            lines_removed,
             static_results,
             verification: None,
         };
@@ -837,22 +873,56 @@ impl Engine {
             std::fs::write(&marker, b"This directory is a Genesis verify workdir; Genesis syncs it to each snapshot it verifies.\n")
                 .map_err(io_err(&marker))?;
         }
-        let env = vec![
+        let mut env = vec![
             ("GENESIS_SESSION".to_owned(), id.to_owned()),
             (
                 "GENESIS_SNAPSHOT".to_owned(),
                 session.current_snapshot.to_string(),
             ),
         ];
+        env.extend(opts.env.iter().cloned());
+        let redactor = crate::events::Redactor::new(opts.secrets.clone());
         let mut results = Vec::new();
         let mut logs = Vec::new();
-        for ob in &manifest.obligations {
+        let obligations: Vec<&crate::manifest::Obligation> = manifest
+            .obligations
+            .iter()
+            .chain(opts.extra_obligations.iter())
+            .collect();
+        let total = obligations.len();
+        for (index, ob) in obligations.into_iter().enumerate() {
             if crate::obligation::interrupted() {
                 return Err(EngineError::Interrupted(ob.id.clone()));
             }
-            observer.obligation_started(&ob.id, &ob.run);
-            let r = run_command(ob, &workdir, &env);
-            observer.obligation_finished(&r);
+            observer.obligation_started(&ob.id, &ob.run, index, total);
+            let mut carry = [String::new(), String::new()];
+            let mut partial: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+            let mut r = run_command(ob, &workdir, &env, &mut |stream, data| {
+                let slot = usize::from(stream == crate::events::Stream::Stderr);
+                let text = utf8_pieces(&mut partial[slot], data);
+                let clean = redactor.redact_chunk(&mut carry[slot], &text, false);
+                if !clean.is_empty() {
+                    observer.obligation_output(&ob.id, stream, clean.as_bytes());
+                }
+            });
+            for (slot, stream) in [crate::events::Stream::Stdout, crate::events::Stream::Stderr]
+                .into_iter()
+                .enumerate()
+            {
+                let rest = redactor.redact_chunk(&mut carry[slot], "", true);
+                if !rest.is_empty() {
+                    observer.obligation_output(&ob.id, stream, rest.as_bytes());
+                }
+            }
+            if !redactor.is_empty() {
+                r.stdout = redactor
+                    .redact(&String::from_utf8_lossy(&r.stdout))
+                    .into_bytes();
+                r.stderr = redactor
+                    .redact(&String::from_utf8_lossy(&r.stderr))
+                    .into_bytes();
+            }
+            observer.obligation_finished(&r, index, total);
             if r.interrupted {
                 return Err(EngineError::Interrupted(ob.id.clone()));
             }
@@ -1122,6 +1192,49 @@ impl Engine {
         Ok(session)
     }
 
+    /// The size of the session's change from base to current (reads the changed blobs).
+    ///
+    /// # Errors
+    /// Store errors.
+    pub fn impact(&self, session: &Session, state: &SessionState) -> Result<Impact, EngineError> {
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        let list = changes(&base, &current);
+        let stats = crate::diff::stats(&base, &current, &list).map_err(|e| match e {
+            crate::diff::DiffError::Store(s) => EngineError::Store(s),
+            other => EngineError::Invalid(other.to_string()),
+        })?;
+        Ok(Impact {
+            files_changed: list.len(),
+            lines_added: stats.iter().map(|s| s.added).sum(),
+            lines_removed: stats.iter().map(|s| s.removed).sum(),
+        })
+    }
+
+    /// The session's stored event counters (sequence numbers of each event dialect).
+    ///
+    /// # Errors
+    /// Session errors.
+    pub fn event_counters(&self, id: &str) -> Result<crate::events::EventCounters, EngineError> {
+        Ok(session::load(&self.store, id)?.1.events)
+    }
+
+    /// Stores the session's event counters, so the next process continues the numbering.
+    ///
+    /// # Errors
+    /// Session and store errors.
+    pub fn store_event_counters(
+        &self,
+        id: &str,
+        counters: &crate::events::EventCounters,
+    ) -> Result<(), EngineError> {
+        let _lock = self.lock()?;
+        let (s, mut state) = session::load(&self.store, id)?;
+        state.events = counters.clone();
+        session::save(&self.store, &s, &state)?;
+        Ok(())
+    }
+
     /// Reads a session and its state.
     ///
     /// # Errors
@@ -1198,4 +1311,18 @@ fn journal_op(c: &Change) -> JournalOp {
         pre: c.old.as_ref().map(state),
         post: c.new.as_ref().map(state),
     }
+}
+
+/// Appends `data` to `partial` and takes out the longest prefix that is whole UTF-8 (invalid
+/// bytes become U+FFFD), keeping a character split across two reads for the next call.
+fn utf8_pieces(partial: &mut Vec<u8>, data: &[u8]) -> String {
+    partial.extend_from_slice(data);
+    let cut = match std::str::from_utf8(partial) {
+        Ok(_) => partial.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => partial.len(),
+    };
+    let text = String::from_utf8_lossy(&partial[..cut]).into_owned();
+    partial.drain(..cut);
+    text
 }

@@ -14,6 +14,7 @@ pub mod apply;
 pub mod check;
 pub mod diff;
 pub mod engine;
+pub mod events;
 pub mod fault;
 pub mod hash;
 pub mod journal;

@@ -163,7 +163,14 @@ impl CommandResult {
 ///
 /// A command that cannot be started (not found, not executable) is a failed obligation with
 /// exit code 127 and the reason on its standard error, as a shell would report it.
-pub fn run_command(obligation: &Obligation, dir: &Path, env: &[(String, String)]) -> CommandResult {
+///
+/// `on_output` receives the output as it is written (polled every few milliseconds).
+pub fn run_command(
+    obligation: &Obligation,
+    dir: &Path,
+    env: &[(String, String)],
+    on_output: &mut dyn FnMut(crate::events::Stream, &[u8]),
+) -> CommandResult {
     use std::os::unix::process::CommandExt;
     let start = Instant::now();
     let failed = |msg: String, start: Instant| CommandResult {
@@ -207,7 +214,23 @@ pub fn run_command(obligation: &Obligation, dir: &Path, env: &[(String, String)]
     let timeout = Duration::from_secs(obligation.timeout_s);
     let mut timed_out = false;
     let mut was_interrupted = false;
+    let mut offsets = [0u64; 2];
+    let mut forward = |offsets: &mut [u64; 2]| {
+        for (slot, (file, stream)) in [
+            (&out_file, crate::events::Stream::Stdout),
+            (&err_file, crate::events::Stream::Stderr),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let new = read_from(file, &mut offsets[slot]);
+            if !new.is_empty() {
+                on_output(stream, &new);
+            }
+        }
+    };
     let status = loop {
+        forward(&mut offsets);
         match child.try_wait() {
             Ok(Some(s)) => break Some(s),
             Ok(None) => {}
@@ -227,6 +250,7 @@ pub fn run_command(obligation: &Obligation, dir: &Path, env: &[(String, String)]
     };
     // Anything the command left running in its group goes too.
     unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    forward(&mut offsets);
     let seconds = start.elapsed().as_secs_f64();
     let exit_code = if timed_out || was_interrupted {
         None
@@ -241,6 +265,27 @@ pub fn run_command(obligation: &Obligation, dir: &Path, env: &[(String, String)]
         stdout: read_capped(&mut out_file),
         stderr: read_capped(&mut err_file),
         seconds,
+    }
+}
+
+/// Reads what `file` gained since `offset` (at most 1 MiB per call), advancing `offset`.
+fn read_from(file: &std::fs::File, offset: &mut u64) -> Vec<u8> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len <= *offset || *offset >= MAX_LOG_BYTES {
+        return Vec::new();
+    }
+    let want = (len - *offset)
+        .min(1024 * 1024)
+        .min(MAX_LOG_BYTES - *offset);
+    let mut buf = vec![0u8; want as usize];
+    match file.read_at(&mut buf, *offset) {
+        Ok(n) => {
+            buf.truncate(n);
+            *offset += n as u64;
+            buf
+        }
+        Err(_) => Vec::new(),
     }
 }
 

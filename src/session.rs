@@ -195,6 +195,9 @@ pub struct SessionState {
     /// The agent edits the workspace itself (`open --in-place`).
     #[serde(default)]
     pub in_place: bool,
+    /// Event sequence counters of each dialect, so numbering continues across processes.
+    #[serde(default)]
+    pub events: crate::events::EventCounters,
 }
 
 impl SessionState {

@@ -12,7 +12,13 @@ pub struct Args {
 /// Aborts; the workspace is not touched.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
-    let session = engine.abort(&args.session)?;
+    let session = super::events::with_events(ctx, &engine, &args.session, |events| {
+        let session = engine.abort(&args.session)?;
+        events.emit(genesis::events::EventKind::Aborted {
+            reason: "aborted by request".into(),
+        })?;
+        Ok(session)
+    })?;
     if ctx.json {
         super::print_json(&serde_json::json!({ "session": session }));
     } else {

@@ -5,6 +5,7 @@ mod apply;
 mod check;
 mod diff;
 mod error;
+mod events;
 mod init;
 mod open;
 mod patch;
@@ -39,6 +40,15 @@ pub struct Cli {
     /// Print one JSON document on standard output instead of human output.
     #[arg(long, global = true)]
     json: bool,
+    /// Write the session's events to PATH as JSON lines (`-`: standard error).
+    #[arg(long, global = true, value_name = "PATH")]
+    events: Option<PathBuf>,
+    /// The events' dialect: genesis, bpt (Block Play Table A2A), orbiplex or aps.
+    #[arg(long, global = true, value_name = "DIALECT", default_value = "genesis")]
+    events_format: String,
+    /// This worker's id in BPT events and requests. Default: genesis@HOSTNAME.
+    #[arg(long, global = true, value_name = "ID", env = "GENESIS_WORKER_ID")]
+    worker_id: Option<String>,
     /// Seconds to wait for another process's store lock before exit 3.
     #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10)]
     wait: u64,
@@ -86,6 +96,12 @@ pub struct Context {
     pub json: bool,
     /// `--wait` seconds for the store lock.
     pub wait: u64,
+    /// `--events PATH`.
+    pub events: Option<PathBuf>,
+    /// `--events-format`.
+    pub events_format: String,
+    /// `--worker-id` or `GENESIS_WORKER_ID`.
+    pub worker_id: Option<String>,
 }
 
 impl Context {
@@ -133,7 +149,15 @@ pub fn run() -> ExitCode {
         store_arg: cli.store.clone(),
         json: cli.json,
         wait: cli.wait,
+        events: cli.events.clone(),
+        events_format: cli.events_format.clone(),
+        worker_id: cli.worker_id.clone(),
     };
+    if let Err(e) = cli.events_format.parse::<genesis::events::Dialect>() {
+        let e = CliError::usage(format!("--events-format: {e}"));
+        e.report(ctx.json);
+        return ExitCode::from(e.code);
+    }
     let result = match &cli.command {
         Command::Init(a) => init::run(&ctx, a),
         Command::Snapshot(a) => snapshot::run(&ctx, a),

@@ -52,6 +52,18 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         pb.finish_and_clear();
     }
     let out = out?;
+    let id = out.session.session.to_string();
+    super::events::with_events(ctx, &engine, &id, |events| {
+        events.emit(genesis::events::EventKind::SessionOpened {
+            base_snapshot: out.session.base_snapshot.to_string(),
+        })?;
+        let ready = out
+            .checkout
+            .clone()
+            .unwrap_or_else(|| engine.workspace().root().to_path_buf());
+        let ready = std::fs::canonicalize(&ready).unwrap_or(ready);
+        events.emit(genesis::events::EventKind::WorkspaceReady { path: ready })
+    })?;
     for s in &out.skipped {
         eprintln!("genesis: skipped {}: {}", s.path, s.reason);
     }

@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 
-use genesis::engine::{Observer, VerifyOptions, VerifyOutcome};
+use genesis::engine::{Engine, Observer, VerifyOptions, VerifyOutcome};
+use genesis::events::{EventKind, Stream};
 use genesis::obligation::CommandResult;
 
+use super::events::{Events, with_events};
 use super::{CliError, Context};
 
 /// Arguments of `genesis verify`.
@@ -12,23 +14,38 @@ use super::{CliError, Context};
 pub struct Args {
     /// The session id.
     session: String,
-    /// Run obligations in DIR, synced incrementally so build caches survive. Default: a
-    /// scratch directory, removed afterwards.
+    /// Run obligations in DIR, synced incrementally so build caches survive. DIR must be new,
+    /// empty, or a workdir Genesis used before, outside the workspace and the store. Default:
+    /// a scratch directory, removed afterwards.
     #[arg(long, value_name = "DIR")]
     workdir: Option<PathBuf>,
 }
 
-/// Prints obligation progress on standard error, with a spinner while one runs when standard
-/// error is a terminal.
-pub struct Progress {
+/// Prints obligation progress on standard error (with a spinner while one runs when standard
+/// error is a terminal) and passes it on as events.
+pub struct Progress<'a> {
     on: bool,
     spinner: Option<indicatif::ProgressBar>,
+    events: &'a mut Events,
+    /// The first event error, reported when the verification is done.
+    pub event_error: Option<CliError>,
 }
 
-impl Progress {
-    /// A progress printer; silent when `on` is false.
-    pub fn new(on: bool) -> Self {
-        Progress { on, spinner: None }
+impl<'a> Progress<'a> {
+    /// A progress printer (silent when `on` is false) feeding `events`.
+    pub fn new(on: bool, events: &'a mut Events) -> Self {
+        Progress {
+            on,
+            spinner: None,
+            events,
+            event_error: None,
+        }
+    }
+
+    fn emit(&mut self, kind: EventKind) {
+        if let Err(e) = self.events.emit(kind) {
+            self.event_error.get_or_insert(e);
+        }
     }
 }
 
@@ -47,14 +64,36 @@ pub fn spinner(message: String) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
-impl Observer for Progress {
-    fn obligation_started(&mut self, id: &str, run: &[String]) {
+impl Observer for Progress<'_> {
+    fn obligation_started(&mut self, id: &str, run: &[String], index: usize, total: usize) {
+        self.emit(EventKind::ObligationStarted {
+            id: id.to_owned(),
+            run: run.to_vec(),
+            index,
+            total,
+        });
         if self.on {
             eprintln!("genesis: obligation {id}: running {}", run.join(" "));
             self.spinner = spinner(format!("obligation {id}"));
         }
     }
-    fn obligation_finished(&mut self, r: &CommandResult) {
+    fn obligation_output(&mut self, id: &str, stream: Stream, data: &[u8]) {
+        self.emit(EventKind::ObligationOutput {
+            id: id.to_owned(),
+            stream,
+            data: String::from_utf8_lossy(data).into_owned(),
+        });
+    }
+    fn obligation_finished(&mut self, r: &CommandResult, index: usize, total: usize) {
+        self.emit(EventKind::ObligationFinished {
+            id: r.obligation.id.clone(),
+            exit_code: r.exit_code,
+            timed_out: r.timed_out,
+            passed: r.passed(),
+            seconds: r.seconds,
+            index,
+            total,
+        });
         if let Some(pb) = self.spinner.take() {
             pb.finish_and_clear();
         }
@@ -87,6 +126,58 @@ impl Observer for Progress {
     }
 }
 
+/// Emits `Verified`, then `ApprovalNeeded` (passed) or `Failed` (obligations failed).
+pub fn emit_verified(
+    engine: &Engine,
+    events: &mut Events,
+    v: &VerifyOutcome,
+) -> Result<(), CliError> {
+    if !events.on() {
+        return Ok(());
+    }
+    let (session, state) = engine.status(v.session.session.as_str())?;
+    let impact = engine.impact(&session, &state)?;
+    events.emit(EventKind::Verified {
+        snapshot: v.record.snapshot.to_string(),
+        acceptance: v.acceptance.to_string(),
+        obligations_ok: v.record.obligations_ok,
+        files_changed: impact.files_changed,
+        lines_added: impact.lines_added,
+        lines_removed: impact.lines_removed,
+        patches: session.patches.len(),
+    })?;
+    if v.record.obligations_ok {
+        events.emit(EventKind::ApprovalNeeded {
+            snapshot: v.record.snapshot.to_string(),
+            patches: session.patches.len(),
+            files_changed: impact.files_changed,
+            lines_added: impact.lines_added,
+            lines_removed: impact.lines_removed,
+        })?;
+    } else {
+        let failed: Vec<String> = v
+            .record
+            .static_results
+            .iter()
+            .filter(|s| !s.passed)
+            .map(|s| s.id.clone())
+            .chain(
+                v.record
+                    .obligations
+                    .iter()
+                    .filter(|o| !o.passed)
+                    .map(|o| o.id.clone()),
+            )
+            .collect();
+        events.emit(EventKind::Failed {
+            code: genesis::events::codes::OBLIGATIONS_FAILED.into(),
+            message: format!("obligations failed: {}", failed.join(", ")),
+            retryable: true,
+        })?;
+    }
+    Ok(())
+}
+
 /// Prints the verification summary on standard output.
 pub fn print_summary(v: &VerifyOutcome) {
     for s in &v.record.static_results {
@@ -110,14 +201,23 @@ pub fn print_summary(v: &VerifyOutcome) {
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     genesis::obligation::install_interrupt_handler();
-    let mut progress = Progress::new(!ctx.json);
-    let out = engine.verify(
-        &args.session,
-        &VerifyOptions {
-            workdir: args.workdir.clone(),
-        },
-        &mut progress,
-    )?;
+    let out = with_events(ctx, &engine, &args.session, |events| {
+        let mut progress = Progress::new(!ctx.json, events);
+        let out = engine.verify(
+            &args.session,
+            &VerifyOptions {
+                workdir: args.workdir.clone(),
+                ..VerifyOptions::default()
+            },
+            &mut progress,
+        );
+        if let Some(e) = progress.event_error.take() {
+            return Err(e);
+        }
+        let out = out?;
+        emit_verified(&engine, events, &out)?;
+        Ok(out)
+    })?;
     if ctx.json {
         super::print_json(&serde_json::json!({
             "session": out.session,

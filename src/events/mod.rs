@@ -1,0 +1,855 @@
+//! Genesis session events, rendered as JSON lines in one of four dialects.
+//!
+//! The engine describes what happens to a session with dialect-neutral [`Event`]s (opened, patch
+//! recorded, obligation started / output / finished, verified, approval needed, applied, aborted,
+//! failed, diagnostic). [`render`] turns one event into zero or more JSON objects of a dialect:
+//!
+//! - [`Dialect::Genesis`]: Genesis's own lines, `schemas/genesis-event-v0.1.schema.json`;
+//! - [`Dialect::Bpt`]: Block Play Table A2A execution events v1 (seed 000);
+//! - [`Dialect::Orbiplex`]: Orbiplex agent external-runtime events v1 (seed 002);
+//! - [`Dialect::Aps`]: APS agent PlatformEvents v1 (seed 003, with our `aps-envelope.schema.json`).
+//!
+//! Sequence numbers and the other per-session state live in [`EventCounters`], which the engine
+//! stores beside the session so that numbering continues across processes. Every string that goes
+//! into a line passes through a [`Redactor`]; obligation output is redacted per stream with a
+//! carry-over, so a secret split across two output chunks is still caught.
+//!
+//! [`EventSink`] writes the lines of one dialect to a file (appending) or to standard error, one
+//! JSON object per line, flushed per line.
+
+mod aps;
+mod bpt;
+mod genesis;
+mod orbiplex;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The most characters (Unicode scalar values, as JSON Schema's `maxLength` counts them) in one
+/// chunk of obligation output. BPT's `logPayload.content` allows at most 32768.
+pub const CHUNK_MAX_CHARS: usize = 32768;
+
+/// What replaces a secret in every rendered line.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Failure and diagnostic codes the engine uses in [`EventKind::Failed`] and
+/// [`EventKind::Diagnostic`]. Dialects map some of them onto their own vocabularies (see
+/// `orbiplex::outcome_for`); any other code passes through unchanged.
+pub mod codes {
+    /// Verification ran and at least one obligation failed (or timed out).
+    pub const OBLIGATIONS_FAILED: &str = "obligations-failed";
+    /// `apply` found paths that no longer hold their base content.
+    pub const APPLY_CONFLICT: &str = "apply-conflict";
+    /// The session is not open (already applied or aborted).
+    pub const SESSION_NOT_OPEN: &str = "session-not-open";
+    /// The store lock is held by another process.
+    pub const STORE_LOCKED: &str = "store-locked";
+    /// Bad input: an invalid diff, path, JSON document or argument.
+    pub const BAD_INPUT: &str = "bad-input";
+    /// An I/O or internal error.
+    pub const IO_ERROR: &str = "io-error";
+}
+
+/// Which output stream of an obligation a piece of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    /// `"stdout"` or `"stderr"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+
+    const ALL: [Stream; 2] = [Stream::Stdout, Stream::Stderr];
+}
+
+/// A Genesis event, dialect-neutral.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// `open` created the session.
+    SessionOpened { base_snapshot: String },
+    /// A checkout / worktree for the agent is ready at `path`.
+    WorkspaceReady { path: PathBuf },
+    /// `patch` recorded patch number `index` (0-based); `patch`, `before`, `after` are hex SHA-256.
+    PatchRecorded {
+        index: usize,
+        patch: String,
+        before: String,
+        after: String,
+        files_changed: usize,
+        lines_added: u64,
+        lines_removed: u64,
+        obligations_ok: bool,
+    },
+    /// Command obligation `index` (0-based) of `total` starts.
+    ObligationStarted {
+        id: String,
+        run: Vec<String>,
+        index: usize,
+        total: usize,
+    },
+    /// A piece of an obligation's output, as read from the pipe (any length, any split).
+    ObligationOutput {
+        id: String,
+        stream: Stream,
+        data: String,
+    },
+    /// Command obligation `index` of `total` ended.
+    ObligationFinished {
+        id: String,
+        exit_code: Option<i32>,
+        timed_out: bool,
+        passed: bool,
+        seconds: f64,
+        index: usize,
+        total: usize,
+    },
+    /// `verify` wrote a verification of `snapshot`.
+    Verified {
+        snapshot: String,
+        acceptance: String,
+        obligations_ok: bool,
+        files_changed: usize,
+        lines_added: u64,
+        lines_removed: u64,
+        patches: usize,
+    },
+    /// A verified session waits for someone to approve `apply`.
+    ApprovalNeeded {
+        snapshot: String,
+        patches: usize,
+        files_changed: usize,
+        lines_added: u64,
+        lines_removed: u64,
+    },
+    /// `apply` wrote `snapshot` to the workspace.
+    Applied {
+        snapshot: String,
+        files_changed: usize,
+    },
+    /// `abort` ended the session.
+    Aborted { reason: String },
+    /// A command of the session failed: obligations failed, apply conflict, error. See [`codes`].
+    Failed {
+        code: String,
+        message: String,
+        retryable: bool,
+    },
+    /// Something worth reporting that does not end anything.
+    Diagnostic {
+        code: String,
+        message: String,
+        retryable: bool,
+    },
+}
+
+/// One event of one session at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub session: String,
+    pub time: SystemTime,
+    pub kind: EventKind,
+}
+
+impl Event {
+    /// An event of `session` happening now.
+    pub fn now(session: impl Into<String>, kind: EventKind) -> Self {
+        Event {
+            session: session.into(),
+            time: SystemTime::now(),
+            kind,
+        }
+    }
+}
+
+/// The JSON dialect of an event stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    Genesis,
+    Bpt,
+    Orbiplex,
+    Aps,
+}
+
+impl Dialect {
+    /// The name `FromStr` accepts: `genesis`, `bpt`, `orbiplex`, `aps`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Genesis => "genesis",
+            Dialect::Bpt => "bpt",
+            Dialect::Orbiplex => "orbiplex",
+            Dialect::Aps => "aps",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A dialect name that is not one of `genesis`, `bpt`, `orbiplex`, `aps`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown event dialect {0:?}: expected one of genesis, bpt, orbiplex, aps")]
+pub struct UnknownDialect(pub String);
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    /// Case-insensitive.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "genesis" => Ok(Dialect::Genesis),
+            "bpt" => Ok(Dialect::Bpt),
+            "orbiplex" => Ok(Dialect::Orbiplex),
+            "aps" => Ok(Dialect::Aps),
+            _ => Err(UnknownDialect(s.to_string())),
+        }
+    }
+}
+
+/// Who is emitting, for the dialects that name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scope {
+    /// The Genesis session id.
+    pub session: String,
+    /// BPT `scope.workerId`. Default: `genesis@<hostname>`.
+    pub worker_id: String,
+    /// BPT `scope.localTaskId`. Default: the session id.
+    pub local_task_id: String,
+    /// BPT `scope.executionId`, APS envelope `runId`. Default: the session id.
+    pub execution_id: String,
+    /// BPT `scope.attempt`. Default 1. A runtime driven by BPT requests sets it from the request.
+    pub attempt: u32,
+    /// BPT `scope.turn`, and the first Orbiplex turn number. Default 1.
+    pub turn: u32,
+    /// Orbiplex `action/schema` of an `action-candidate`: the definition a patch entry validates
+    /// against. Default [`Scope::DEFAULT_ACTION_SCHEMA`].
+    pub action_schema: String,
+    /// APS `approval.requested.expiresAt` = event time + this. Default 24 hours.
+    pub approval_ttl: Duration,
+}
+
+impl Scope {
+    /// The 004 definition of one patch entry.
+    pub const DEFAULT_ACTION_SCHEMA: &'static str = "genesis/agent-transaction-v0.1#/$defs/patch";
+    /// The 004 definition of a verification record (Orbiplex `product-candidate`).
+    pub const VERIFICATION_SCHEMA: &'static str =
+        "genesis/agent-transaction-v0.1#/$defs/verification";
+    /// Default APS approval lifetime.
+    pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+    /// The defaults for `session`: task and execution ids = the session id, attempt = turn = 1,
+    /// worker id `genesis@<hostname>`.
+    pub fn new(session: impl Into<String>) -> Self {
+        let session = session.into();
+        Scope {
+            worker_id: default_worker_id(),
+            local_task_id: session.clone(),
+            execution_id: session.clone(),
+            session,
+            attempt: 1,
+            turn: 1,
+            action_schema: Self::DEFAULT_ACTION_SCHEMA.to_string(),
+            approval_ttl: Self::DEFAULT_APPROVAL_TTL,
+        }
+    }
+}
+
+/// `genesis@<hostname>` (at most 256 characters; `genesis` alone when the host has no name).
+pub fn default_worker_id() -> String {
+    let host = gethostname::gethostname()
+        .to_string_lossy()
+        .trim()
+        .to_string();
+    if host.is_empty() {
+        "genesis".to_string()
+    } else {
+        clip(&format!("genesis@{host}"), 256)
+    }
+}
+
+/// Per-session counters of every dialect. Serialisable: the engine stores them beside the session
+/// and hands them back to the next process, so sequence numbers continue without gaps.
+///
+/// Each dialect has its own part, so one stored value serves whichever dialect a later command
+/// picks. Unknown or missing fields deserialise to their defaults.
+///
+/// The unredacted tail of obligation output held back between chunks (see [`Redactor`]) is kept
+/// here too but is never serialised: it may hold the beginning of a secret and must not reach
+/// disk. Output is only held back while an obligation runs, which is inside one process.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EventCounters {
+    pub genesis: GenesisCounters,
+    pub bpt: BptCounters,
+    pub orbiplex: OrbiplexCounters,
+    pub aps: ApsCounters,
+    #[serde(skip)]
+    streams: BTreeMap<String, Carry>,
+}
+
+/// Unredacted output held back on one stream, and the obligation it belongs to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Carry {
+    owner: String,
+    text: String,
+}
+
+/// Genesis-dialect state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GenesisCounters {
+    /// The `seq` of the last line emitted (0: none yet).
+    pub seq: u64,
+    /// The next `chunk_index` per stream (`stdout`, `stderr`).
+    pub chunk_index: BTreeMap<String, u64>,
+}
+
+/// BPT state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BptCounters {
+    /// The `event.sequence` of the last line emitted (0: none yet).
+    pub sequence: u64,
+    /// The next `chunkIndex` per stream (`stdout`, `stderr`, `system`).
+    pub chunk_index: BTreeMap<String, u64>,
+    /// The `interactionId` of an `interaction.requested` not yet resolved.
+    pub pending_interaction: Option<String>,
+}
+
+/// Orbiplex state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OrbiplexCounters {
+    /// How many turns have been closed; the current turn is `Scope::turn + turns_closed`.
+    pub turns_closed: u64,
+    /// The `seq/no` of the last line of the current turn (0: the turn has no line yet).
+    pub seq: u32,
+    /// `progress` lines dropped because the turn was nearly full.
+    pub dropped_progress: u64,
+    /// Turns closed with `unknown` / `event-oversized` because they ran out of `seq/no`.
+    pub overflowed_turns: u64,
+}
+
+/// APS state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ApsCounters {
+    /// The envelope `seq` of the last line emitted (0: none yet).
+    pub seq: u64,
+    /// The `approvalId` of an `approval.requested` not yet resolved.
+    pub pending_approval: Option<String>,
+    /// `callId` of each obligation whose `tool.call` has no `tool.result` yet, by obligation id.
+    pub open_calls: BTreeMap<String, String>,
+}
+
+/// Replaces secret values with [`REDACTED`].
+///
+/// Matching is exact (byte for byte), leftmost first, longest secret first at one position.
+/// Empty secrets are ignored. A very short secret (one that occurs inside hashes or ids) makes
+/// lines invalid against their schema rather than leaking it: pass real secrets only.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Redactor {
+    /// Non-empty, deduplicated, longest first.
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    pub fn new(secrets: Vec<String>) -> Self {
+        let mut secrets: Vec<String> = secrets.into_iter().filter(|s| !s.is_empty()).collect();
+        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        secrets.dedup();
+        Redactor { secrets }
+    }
+
+    /// A redactor without secrets.
+    pub fn none() -> Self {
+        Redactor::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.secrets.is_empty()
+    }
+
+    /// `s` with every occurrence of every secret replaced by [`REDACTED`].
+    pub fn redact(&self, s: &str) -> String {
+        if self.secrets.is_empty() {
+            return s.to_string();
+        }
+        let bytes = s.as_bytes();
+        let mut out = String::with_capacity(s.len());
+        let mut copied = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Some(len) = self.match_at(bytes, i) {
+                out.push_str(&s[copied..i]);
+                out.push_str(REDACTED);
+                i += len;
+                copied = i;
+            } else {
+                i += 1;
+            }
+        }
+        out.push_str(&s[copied..]);
+        out
+    }
+
+    /// Redacts one piece of a stream. `carry` is the stream's unredacted tail held back from the
+    /// previous piece (start with an empty string and keep it between calls). Returns the
+    /// redacted text that is safe to emit now; the end of `carry + data` that could be the start
+    /// of a secret stays in `carry`. With `last`, everything is emitted and `carry` is emptied.
+    pub fn redact_chunk(&self, carry: &mut String, data: &str, last: bool) -> String {
+        carry.push_str(data);
+        let cut = if last {
+            carry.len()
+        } else {
+            self.safe_cut(carry, carry.len())
+        };
+        let out = self.redact(&carry[..cut]);
+        carry.drain(..cut);
+        out
+    }
+
+    /// The length of the longest secret matching `bytes` at `i`, if any.
+    fn match_at(&self, bytes: &[u8], i: usize) -> Option<usize> {
+        self.secrets
+            .iter()
+            .find(|s| bytes[i..].starts_with(s.as_bytes()))
+            .map(|s| s.len())
+    }
+
+    /// The largest cut `c <= limit` (a char boundary of `text`) such that `text[..c]` can be
+    /// redacted on its own now, whatever text follows `text` later: no secret occurrence
+    /// straddles `c`, and no suffix of `text` starting before `c` is a proper prefix of a secret.
+    fn safe_cut(&self, text: &str, limit: usize) -> usize {
+        if self.secrets.is_empty() {
+            return limit;
+        }
+        let bytes = text.as_bytes();
+        let mut cut = limit;
+        // Full occurrences, as `redact` finds them.
+        let mut last_end = 0;
+        let mut i = 0;
+        while i < bytes.len() && i < cut {
+            if let Some(len) = self.match_at(bytes, i) {
+                if i + len > cut {
+                    cut = i;
+                    break;
+                }
+                i += len;
+                last_end = i;
+            } else {
+                i += 1;
+            }
+        }
+        // A tail that may continue into a secret in the next piece. Secrets start on a char
+        // boundary, so any j where a secret's prefix matches is one.
+        let longest = self.secrets[0].len();
+        let from = last_end.max(bytes.len().saturating_sub(longest - 1));
+        for j in from..cut {
+            let tail = &bytes[j..];
+            if self
+                .secrets
+                .iter()
+                .any(|s| s.len() > tail.len() && s.as_bytes().starts_with(tail))
+            {
+                return j;
+            }
+        }
+        cut
+    }
+}
+
+/// One chunk of obligation output, redacted and at most [`CHUNK_MAX_CHARS`] long.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Chunk {
+    /// The obligation whose output this is.
+    pub owner: String,
+    pub stream: Stream,
+    pub content: String,
+    pub index: u64,
+    pub last: bool,
+}
+
+/// Feeds `data` of `stream` through the per-stream carry of `dialect` and returns the chunks to
+/// emit now. The last character is always held back, so that when the obligation finishes there
+/// is a chunk to mark final.
+/// Output that another obligation left held back is flushed first (marked last).
+pub(crate) fn stream_push(
+    streams: &mut BTreeMap<String, Carry>,
+    chunk_index: &mut BTreeMap<String, u64>,
+    dialect: Dialect,
+    owner: &str,
+    stream: Stream,
+    data: &str,
+    redact: &Redactor,
+) -> Vec<Chunk> {
+    if data.is_empty() {
+        return Vec::new();
+    }
+    let key = format!("{dialect}:{}", stream.as_str());
+    let mut chunks = Vec::new();
+    if streams.get(&key).is_some_and(|c| c.owner != owner) {
+        chunks = stream_finish(streams, chunk_index, dialect, stream, redact);
+    }
+    let carry = streams.entry(key).or_insert_with(|| Carry {
+        owner: owner.to_string(),
+        text: String::new(),
+    });
+    carry.text.push_str(data);
+    let last_char = carry.text.chars().next_back().map_or(0, char::len_utf8);
+    let cut = redact.safe_cut(&carry.text, carry.text.len() - last_char);
+    let text = redact.redact(&carry.text[..cut]);
+    carry.text.drain(..cut);
+    chunks.extend(split_chunks(chunk_index, owner, stream, &text, false));
+    chunks
+}
+
+/// Flushes what `stream` holds back: the chunks end with one marked last (none if the stream
+/// produced nothing since the last flush).
+pub(crate) fn stream_finish(
+    streams: &mut BTreeMap<String, Carry>,
+    chunk_index: &mut BTreeMap<String, u64>,
+    dialect: Dialect,
+    stream: Stream,
+    redact: &Redactor,
+) -> Vec<Chunk> {
+    let Some(carry) = streams.remove(&format!("{dialect}:{}", stream.as_str())) else {
+        return Vec::new();
+    };
+    let text = redact.redact(&carry.text);
+    split_chunks(chunk_index, &carry.owner, stream, &text, true)
+}
+
+/// Flushes both streams, stdout first.
+pub(crate) fn streams_finish(
+    streams: &mut BTreeMap<String, Carry>,
+    chunk_index: &mut BTreeMap<String, u64>,
+    dialect: Dialect,
+    redact: &Redactor,
+) -> Vec<Chunk> {
+    Stream::ALL
+        .iter()
+        .flat_map(|&s| stream_finish(streams, chunk_index, dialect, s, redact))
+        .collect()
+}
+
+fn split_chunks(
+    chunk_index: &mut BTreeMap<String, u64>,
+    owner: &str,
+    stream: Stream,
+    text: &str,
+    last: bool,
+) -> Vec<Chunk> {
+    let pieces = split_chars(text, CHUNK_MAX_CHARS);
+    let n = pieces.len();
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(i, content)| Chunk {
+            owner: owner.to_string(),
+            stream,
+            content,
+            index: next_index(chunk_index, stream.as_str()),
+            last: last && i + 1 == n,
+        })
+        .collect()
+}
+
+/// Takes the next value of a per-stream index (starting at 0).
+pub(crate) fn next_index(chunk_index: &mut BTreeMap<String, u64>, stream: &str) -> u64 {
+    let slot = chunk_index.entry(stream.to_string()).or_insert(0);
+    let index = *slot;
+    *slot += 1;
+    index
+}
+
+/// `text` in pieces of at most `max` chars (none for an empty text).
+pub(crate) fn split_chars(text: &str, max: usize) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    let mut count = 0;
+    for c in text.chars() {
+        if count == max {
+            pieces.push(std::mem::take(&mut current));
+            count = 0;
+        }
+        current.push(c);
+        count += 1;
+    }
+    if !current.is_empty() {
+        pieces.push(current);
+    }
+    pieces
+}
+
+/// `s` cut to at most `max` chars.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// RFC 3339 in UTC with the time's own sub-second precision, e.g. `2026-11-30T06:15:10.123Z`.
+pub(crate) fn rfc3339(t: SystemTime) -> String {
+    use time::format_description::well_known::Rfc3339;
+    time::OffsetDateTime::from(t)
+        .format(&Rfc3339)
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
+}
+
+/// Milliseconds since the Unix epoch (negative before it).
+pub(crate) fn epoch_millis(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    }
+}
+
+/// A fresh UUIDv7, hyphenated lowercase.
+pub(crate) fn uuid7() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+/// `sha256:` + unpadded base64url of the 32 bytes a lowercase/uppercase 64-hex SHA-256 names
+/// (the Orbiplex `digest` form). `None` if `hex_sha256` is not 64 hex digits.
+pub fn orbiplex_digest(hex_sha256: &str) -> Option<String> {
+    use base64::Engine as _;
+    if hex_sha256.len() != 64 {
+        return None;
+    }
+    let bytes = hex::decode(hex_sha256).ok()?;
+    Some(format!(
+        "sha256:{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    ))
+}
+
+/// `sha256:` + lowercase hex SHA-256 of `bytes`.
+pub(crate) fn sha256_hex_digest(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    format!("sha256:{}", hex::encode(sha2::Sha256::digest(bytes)))
+}
+
+/// A finite, non-negative duration in seconds (anything else becomes 0).
+pub(crate) fn seconds(s: f64) -> f64 {
+    if s.is_finite() && s >= 0.0 { s } else { 0.0 }
+}
+
+/// An argv as a shell would show it (arguments with blanks or quotes single-quoted).
+pub(crate) fn shell_words(run: &[String]) -> String {
+    run.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Redacts every string in `v` except those under an object key listed in `skip` (text that was
+/// already redacted with the stream carry-over and must not be redacted twice).
+pub(crate) fn redact_value(v: &mut Value, redact: &Redactor, skip: &[&str]) {
+    if redact.is_empty() {
+        return;
+    }
+    match v {
+        Value::String(s) => *s = redact.redact(s),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| redact_value(item, redact, skip)),
+        Value::Object(map) => {
+            for (k, item) in map.iter_mut() {
+                if !(skip.contains(&k.as_str()) && item.is_string()) {
+                    redact_value(item, redact, skip);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Turns one Genesis event into zero or more JSON lines of `dialect`, updating `counters`.
+/// Every string in the lines has passed through `redact`. Apart from `counters` and fresh UUIDv7
+/// ids, the result depends only on the arguments.
+pub fn render(
+    dialect: Dialect,
+    scope: &Scope,
+    counters: &mut EventCounters,
+    event: &Event,
+    redact: &Redactor,
+) -> Vec<Value> {
+    match dialect {
+        Dialect::Genesis => genesis::render(scope, counters, event, redact),
+        Dialect::Bpt => bpt::render(scope, counters, event, redact),
+        Dialect::Orbiplex => orbiplex::render(scope, counters, event, redact),
+        Dialect::Aps => aps::render(scope, counters, event, redact),
+    }
+}
+
+/// Writes the lines of one dialect, one JSON object a line, each line written with one `write`
+/// call and flushed.
+pub struct EventSink {
+    out: Box<dyn Write + Send>,
+    dialect: Dialect,
+    scope: Scope,
+    counters: EventCounters,
+    redactor: Redactor,
+}
+
+impl EventSink {
+    /// A sink appending to `path` (created if missing), or writing to standard error for `None`.
+    /// `counters` are the session's stored counters ([`EventCounters::default`] for a new one).
+    pub fn new(
+        path: Option<PathBuf>,
+        dialect: Dialect,
+        scope: Scope,
+        counters: EventCounters,
+    ) -> io::Result<Self> {
+        let out: Box<dyn Write + Send> = match path {
+            Some(p) => Box::new(OpenOptions::new().create(true).append(true).open(p)?),
+            None => Box::new(io::stderr()),
+        };
+        Ok(Self::from_writer(out, dialect, scope, counters))
+    }
+
+    /// A sink writing to any writer.
+    pub fn from_writer(
+        out: Box<dyn Write + Send>,
+        dialect: Dialect,
+        scope: Scope,
+        counters: EventCounters,
+    ) -> Self {
+        EventSink {
+            out,
+            dialect,
+            scope,
+            counters,
+            redactor: Redactor::none(),
+        }
+    }
+
+    /// Redacts these secrets from every line.
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Renders `event` and writes its lines. The counters advance as lines are rendered, so a
+    /// failed write leaves a gap in the numbering, never a number used twice.
+    pub fn emit(&mut self, event: &Event) -> io::Result<()> {
+        let lines = render(
+            self.dialect,
+            &self.scope,
+            &mut self.counters,
+            event,
+            &self.redactor,
+        );
+        for line in lines {
+            let mut buf = serde_json::to_vec(&line).map_err(io::Error::other)?;
+            buf.push(b'\n');
+            self.out.write_all(&buf)?;
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The counters as they stand; store them beside the session.
+    pub fn counters(&self) -> &EventCounters {
+        &self.counters
+    }
+
+    pub fn into_counters(self) -> EventCounters {
+        self.counters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dialect_names_round_trip() {
+        for d in [
+            Dialect::Genesis,
+            Dialect::Bpt,
+            Dialect::Orbiplex,
+            Dialect::Aps,
+        ] {
+            assert_eq!(d.name().parse::<Dialect>(), Ok(d));
+            assert_eq!(d.to_string().to_uppercase().parse::<Dialect>(), Ok(d));
+        }
+        assert!("a2a".parse::<Dialect>().is_err());
+    }
+
+    #[test]
+    fn redact_replaces_every_occurrence() {
+        let r = Redactor::new(vec!["abc".into(), "".into(), "abcdef".into(), "abc".into()]);
+        assert_eq!(r.redact("xabcdefyabcz"), "x[REDACTED]y[REDACTED]z");
+        assert_eq!(r.redact("no secret"), "no secret");
+        assert_eq!(Redactor::none().redact("abc"), "abc");
+    }
+
+    #[test]
+    fn redact_chunk_catches_split_secrets() {
+        let r = Redactor::new(vec!["hunter2".into(), "ŝekreto".into()]);
+        let mut carry = String::new();
+        let mut out = String::new();
+        for piece in ["pass=hun", "ter2; x=ŝek", "ret", "o; hu", "nt!"] {
+            out.push_str(&r.redact_chunk(&mut carry, piece, false));
+        }
+        out.push_str(&r.redact_chunk(&mut carry, "", true));
+        assert_eq!(out, "pass=[REDACTED]; x=[REDACTED]; hunt!");
+        assert!(carry.is_empty());
+    }
+
+    #[test]
+    fn split_chars_counts_chars_not_bytes() {
+        let s = "é".repeat(5);
+        let parts = split_chars(&s, 2);
+        assert_eq!(parts, vec!["éé", "éé", "é"]);
+        assert!(split_chars("", 3).is_empty());
+        assert_eq!(clip("ééé", 2), "éé");
+    }
+
+    #[test]
+    fn shell_words_quotes() {
+        let run = vec!["sh".to_string(), "-c".into(), "echo 'hi' there".into()];
+        assert_eq!(shell_words(&run), r"sh -c 'echo '\''hi'\'' there'");
+    }
+
+    #[test]
+    fn timestamps() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+        assert_eq!(rfc3339(t), "2023-11-14T22:13:20.123Z");
+        assert_eq!(epoch_millis(t), 1_700_000_000_123);
+    }
+}

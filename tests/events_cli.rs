@@ -1,0 +1,180 @@
+//! Every dialect end to end through the CLI: a transaction with a failing obligation that is
+//! aborted, and one that is applied; every line written to `--events` validates against the
+//! dialect's seed schema with format validation on, and BPT sequence numbers run 1..N across
+//! all the processes of a session.
+
+mod common;
+
+use std::path::Path;
+
+use common::{run_in, stderr, validator, write_tree};
+use genesis::events::Dialect;
+
+const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[
+  {"id":"says-hello","run":["sh","-c","echo checking; echo to stderr >&2; grep -q hello greeting.txt"],"timeout_s":30}
+]}"#;
+const FIX: &[u8] = b"--- a/greeting.txt\n+++ b/greeting.txt\n@@ -1 +1 @@\n-hi\n+hello\n";
+
+fn run_with_events(
+    dir: &Path,
+    events: &Path,
+    format: &str,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+) -> std::process::Output {
+    let mut c = common::genesis();
+    c.current_dir(dir)
+        .args([
+            "--events",
+            events.to_str().unwrap(),
+            "--events-format",
+            format,
+            "--worker-id",
+            "worker-7",
+        ])
+        .args(args);
+    if let Some(input) = stdin {
+        c.write_stdin(input.to_vec());
+    }
+    c.output().unwrap()
+}
+
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn drive(format: &str) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path().join("ws");
+    write_tree(&r, &[("genesis.json", MANIFEST), ("greeting.txt", b"hi\n")]);
+    let ev1 = d.path().join("aborted.jsonl");
+    let ev2 = d.path().join("applied.jsonl");
+    // 1: open, verify fails, abort.
+    let o = run_with_events(&r, &ev1, format, &["open", "--session", "one"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_with_events(&r, &ev1, format, &["verify", "one"], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = run_with_events(&r, &ev1, format, &["abort", "one"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // 2: open, patch --verify passes, apply.
+    let o = run_with_events(&r, &ev2, format, &["open", "--session", "two"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_with_events(
+        &r,
+        &ev2,
+        format,
+        &["patch", "two", "-", "--verify"],
+        Some(FIX),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_with_events(&r, &ev2, format, &["apply", "two"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(r.join("greeting.txt")).unwrap(), b"hello\n");
+    (lines(&ev1), lines(&ev2))
+}
+
+fn check(dialect: Dialect, format: &str) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let v = validator(dialect);
+    let (a, b) = drive(format);
+    for line in a.iter().chain(&b) {
+        let errors: Vec<String> = v
+            .iter_errors(line)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{format}: {line}\n{errors:#?}");
+    }
+    assert!(
+        a.len() >= 4 && b.len() >= 4,
+        "{format}: {} and {} lines",
+        a.len(),
+        b.len()
+    );
+    (a, b)
+}
+
+#[test]
+fn bpt_lines_are_valid_and_numbered_without_gaps() {
+    let (a, b) = check(Dialect::Bpt, "bpt");
+    for run in [&a, &b] {
+        let seq: Vec<u64> = run
+            .iter()
+            .map(|l| l["event"]["sequence"].as_u64().unwrap())
+            .collect();
+        let expect: Vec<u64> = (1..=seq.len() as u64).collect();
+        assert_eq!(seq, expect);
+        assert!(run.iter().all(|l| l["scope"]["workerId"] == "worker-7"));
+    }
+    let types = |run: &[serde_json::Value]| -> Vec<String> {
+        run.iter()
+            .map(|l| l["event"]["type"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let ta = types(&a);
+    assert_eq!(ta[0], "execution.accepted");
+    assert_eq!(ta[1], "workspace.ready");
+    assert!(ta.contains(&"log.chunk".to_owned()));
+    assert_eq!(
+        a.last().unwrap()["payload"]["status"],
+        "CANCELED",
+        "{:?}",
+        a.last()
+    );
+    let tb = types(&b);
+    assert!(tb.contains(&"interaction.requested".to_owned()), "{tb:?}");
+    assert_eq!(
+        b.last().unwrap()["payload"]["status"],
+        "COMPLETED",
+        "{:?}",
+        b.last()
+    );
+}
+
+#[test]
+fn orbiplex_lines_are_valid() {
+    let (_, b) = check(Dialect::Orbiplex, "orbiplex");
+    assert!(b.iter().any(|l| l["kind"] == "action-candidate"), "{b:?}");
+}
+
+#[test]
+fn aps_lines_are_valid() {
+    let (_, b) = check(Dialect::Aps, "aps");
+    assert!(b.iter().any(|l| l["type"] == "approval.requested"), "{b:?}");
+}
+
+#[test]
+fn genesis_lines_are_valid() {
+    check(Dialect::Genesis, "genesis");
+}
+
+#[test]
+fn unknown_dialect_is_a_usage_error() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[("genesis.json", MANIFEST), ("greeting.txt", b"hi\n")],
+    );
+    let o = run_in(
+        d.path(),
+        &["--events", "-", "--events-format", "xml", "open"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn unknown_dialect_creates_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[("genesis.json", MANIFEST), ("greeting.txt", b"hi\n")],
+    );
+    let o = run_in(
+        d.path(),
+        &["--events", "-", "--events-format", "xml", "open"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!d.path().join(".genesis").exists());
+}
