@@ -2,6 +2,7 @@
 
 mod abort;
 mod apply;
+mod bpt;
 mod check;
 mod diff;
 mod error;
@@ -84,6 +85,9 @@ enum Command {
     Replay(replay::Args),
     /// Finish an interrupted apply from its journal (every command also does this first).
     Recover(recover::Args),
+    /// Act on a Block Play Table A2A execution request (START, RETRY, CONTINUE,
+    /// INTERACTION_RESPONSE); events go to --events in the bpt dialect.
+    Bpt(bpt::Args),
 }
 
 /// What every command gets: the global options.
@@ -172,6 +176,7 @@ pub fn run() -> ExitCode {
         Command::Status(a) => status::run(&ctx, a),
         Command::Replay(a) => replay::run(&ctx, a),
         Command::Recover(a) => recover::run(&ctx, a),
+        Command::Bpt(a) => bpt::run(&ctx, a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
