@@ -421,6 +421,17 @@ impl Engine {
         o
     }
 
+    /// A snapshot of `dir` that uses the stat cache (nothing is stored).
+    fn snapshot_cached(
+        &self,
+        dir: &Path,
+        manifest: &Manifest,
+    ) -> Result<crate::snapshot::SnapshotOutcome, EngineError> {
+        let mut opts = self.snapshot_options(manifest);
+        opts.stat_cache = Some(self.store.stat_cache_path(dir));
+        Ok(snapshot_dir(dir, &opts)?)
+    }
+
     fn manifest_of(
         &self,
         state: &SessionState,
@@ -482,13 +493,14 @@ impl Engine {
             }
             self.check_checkout_dir(dir)?;
         }
-        let outcome = snapshot_dir(root, &self.snapshot_options(&manifest))?;
+        let (outcome, _) = self
+            .store
+            .snapshot_into(root, &self.snapshot_options(&manifest))?;
         let Some(mfile) = outcome.snapshot.get(manifest_rel.as_str()).cloned() else {
             return Err(EngineError::Invalid(format!(
                 "{manifest_rel}: the manifest is not in the workspace snapshot (it is ignored or excluded); a session's obligations come from its base snapshot"
             )));
         };
-        self.store.store_snapshot_outcome(&outcome)?;
         // The manifest as stored (the exact bytes the obligations will come from).
         let manifest_bytes = self.store.read_object(&mfile.blob)?;
         Manifest::from_bytes(&manifest_bytes, &manifest_rel.to_fs_path(root))?;
@@ -669,8 +681,9 @@ impl Engine {
                 (snap, exec, bytes.to_vec())
             }
             PatchInput::Dir(dir) => {
-                let out = snapshot_dir(dir, &self.snapshot_options(&manifest))?;
-                self.store.store_snapshot_outcome(&out)?;
+                let (out, _) = self
+                    .store
+                    .snapshot_into(dir, &self.snapshot_options(&manifest))?;
                 let new_tree =
                     Tree::from_parts(&self.store, out.snapshot.clone(), out.executable.clone());
                 let list = changes(&current, &new_tree);
@@ -825,6 +838,21 @@ impl Engine {
         observer: &mut dyn Observer,
     ) -> Result<VerifyOutcome, EngineError> {
         self.verify_inner(id, opts, observer, false)
+    }
+
+    /// [`Engine::verify`], and when the last patch's `after_snapshot` is the verified snapshot,
+    /// also records the acceptance in that patch entry (as `patch --verify` does). For callers
+    /// that record a patch and then verify it in a second call (`genesis bpt`).
+    ///
+    /// # Errors
+    /// As [`Engine::verify`].
+    pub fn verify_patch(
+        &self,
+        id: &str,
+        opts: &VerifyOptions,
+        observer: &mut dyn Observer,
+    ) -> Result<VerifyOutcome, EngineError> {
+        self.verify_inner(id, opts, observer, true)
     }
 
     fn verify_inner(
@@ -1034,7 +1062,7 @@ impl Engine {
         if state.in_place {
             // The agent wrote the workspace itself: it must still equal the current snapshot.
             let manifest = self.manifest_of(&state, &session)?;
-            let now = snapshot_dir(&root, &self.snapshot_options(&manifest))?;
+            let now = self.snapshot_cached(&root, &manifest)?;
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
             let conflicts: Vec<(String, String)> = changes(&current, &now_tree)
                 .into_iter()
@@ -1069,7 +1097,7 @@ impl Engine {
         let mut conflicts = crate::apply::check_preconditions(&root, &list);
         if opts.strict {
             let manifest = self.manifest_of(&state, &session)?;
-            let now = snapshot_dir(&root, &self.snapshot_options(&manifest))?;
+            let now = self.snapshot_cached(&root, &manifest)?;
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
             for c in changes(&base, &now_tree) {
                 let p = c.path.to_string();
@@ -1137,7 +1165,9 @@ impl Engine {
         let ok = record.schema == crate::obligation::ACCEPTANCE_SCHEMA
             && record.snapshot == session.current_snapshot
             && Some(record.manifest) == state.manifest_blob
-            && ids == recorded
+            // Extra obligations of the verification (VerifyOptions::extra_obligations, a BPT
+            // request's `commands.post`) run after the manifest's and must pass too.
+            && recorded.starts_with(&ids)
             && record.obligations_ok
             && record.static_results.iter().all(|s| s.passed)
             && record.obligations.iter().all(|o| o.passed);
@@ -1160,7 +1190,7 @@ impl Engine {
         if state.in_place {
             // Restore the base: every path that differs now goes back, journaled.
             let manifest = self.manifest_of(&state, &session)?;
-            let now = snapshot_dir(self.workspace.root(), &self.snapshot_options(&manifest))?;
+            let now = self.snapshot_cached(self.workspace.root(), &manifest)?;
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
             let base = self.tree(&session.base_snapshot, state.base_executable())?;
             let list = changes(&now_tree, &base);

@@ -27,6 +27,7 @@ pub mod path;
 pub mod schema;
 pub mod session;
 pub mod snapshot;
+pub mod statcache;
 pub mod store;
 pub mod workspace;
 

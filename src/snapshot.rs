@@ -242,6 +242,9 @@ pub struct SnapshotOptions {
     pub max_files: usize,
     /// Largest file allowed, in bytes. Default: [`MAX_FILE_BYTES`] (268435456).
     pub max_file_bytes: u64,
+    /// The stat cache file: files whose `lstat` fields match their cached entry are not read
+    /// again (see [`crate::statcache`]). Default: `None` (every file is read).
+    pub stat_cache: Option<PathBuf>,
 }
 
 impl Default for SnapshotOptions {
@@ -251,6 +254,7 @@ impl Default for SnapshotOptions {
             store_dir: None,
             max_files: MAX_FILES,
             max_file_bytes: MAX_FILE_BYTES,
+            stat_cache: None,
         }
     }
 }
@@ -300,6 +304,44 @@ pub struct ScannedFile {
     pub bytes: u64,
     /// Whether the owner's executable bit is set.
     pub executable: bool,
+    /// The `lstat` fields the stat cache compares.
+    pub stat: StatKey,
+}
+
+/// The `lstat` fields that say a file is unchanged since it was last hashed: size,
+/// modification and status-change times in nanoseconds, inode and device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StatKey {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Status-change time, nanoseconds since the Unix epoch (changes on every write and chmod,
+    /// and cannot be set back by `touch`).
+    pub ctime_ns: i64,
+    /// Inode number.
+    pub ino: u64,
+    /// Device number.
+    pub dev: u64,
+}
+
+impl StatKey {
+    fn of(md: &std::fs::Metadata) -> StatKey {
+        use std::os::unix::fs::MetadataExt;
+        StatKey {
+            size: md.len(),
+            mtime_ns: md
+                .mtime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(md.mtime_nsec()),
+            ctime_ns: md
+                .ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(md.ctime_nsec()),
+            ino: md.ino(),
+            dev: md.dev(),
+        }
+    }
 }
 
 /// What [`scan`] found.
@@ -322,6 +364,22 @@ pub struct SnapshotOutcome {
     pub skipped: Vec<Skipped>,
     /// Where each file was found on disk, in `snapshot.files()` order.
     pub fs_paths: Vec<PathBuf>,
+    /// Files read and hashed.
+    pub hashed: usize,
+    /// Files whose blob came from the stat cache, unread.
+    pub from_cache: usize,
+}
+
+/// Reads a file once and returns its SHA-256 and length in bytes.
+pub type HashFn<'a> = dyn Fn(&Path) -> Result<(Digest, u64), SnapshotError> + Sync + 'a;
+
+/// How [`snapshot_dir_using`] turns a file into a blob.
+pub struct Hashing<'a> {
+    /// Reads the file once and returns its SHA-256 and length (and may store it on the way).
+    pub hash: &'a HashFn<'a>,
+    /// Whether a blob named by the stat cache may be used without reading the file (for
+    /// example: it is in the store). Default for [`snapshot_dir`]: always.
+    pub trust_cached: &'a (dyn Fn(&Digest) -> bool + Sync),
 }
 
 /// Why a snapshot of a directory failed. Each variant names the path.
@@ -512,6 +570,7 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
             fs_path: entry.into_path(),
             bytes,
             executable: is_executable(&md),
+            stat: StatKey::of(&md),
         });
         if out.files.len() > opts.max_files {
             return Err(SnapshotError::TooManyFiles {
@@ -532,12 +591,58 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
 /// [`SnapshotError::Changed`] when a file stops being a regular file or grows past the limit
 /// while it is read.
 pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutcome, SnapshotError> {
+    snapshot_dir_using(
+        root,
+        opts,
+        &Hashing {
+            hash: &hash_file,
+            trust_cached: &|_| true,
+        },
+    )
+}
+
+/// [`snapshot_dir`] with a chosen way to hash (the store uses it to copy blobs in while it
+/// hashes, reading each file once). Uses and then rewrites [`SnapshotOptions::stat_cache`].
+/// Files are hashed largest first, so one huge file does not leave the other cores idle at
+/// the end.
+///
+/// # Errors
+/// As [`snapshot_dir`], plus whatever `hashing.hash` returns.
+pub fn snapshot_dir_using(
+    root: &Path,
+    opts: &SnapshotOptions,
+    hashing: &Hashing<'_>,
+) -> Result<SnapshotOutcome, SnapshotError> {
+    let started = crate::statcache::now_ns();
     let scanned = scan(root, opts)?;
-    let hashed: Vec<SnapshotFile> = scanned
-        .files
+    let cache = opts
+        .stat_cache
+        .as_deref()
+        .map(crate::statcache::StatCache::load)
+        .unwrap_or_default();
+    let mut order: Vec<usize> = (0..scanned.files.len()).collect();
+    order.sort_by_key(|i| std::cmp::Reverse(scanned.files[*i].bytes));
+    let from_cache = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<(usize, SnapshotFile)> = order
         .par_iter()
-        .map(|f| {
-            let (blob, bytes) = hash_file(&f.fs_path)?;
+        .map(|&i| {
+            let f = &scanned.files[i];
+            if let Some(blob) = cache.lookup(f.path.as_str(), &f.stat)
+                && (hashing.trust_cached)(&blob)
+            {
+                {
+                    from_cache.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return Ok((
+                        i,
+                        SnapshotFile {
+                            path: f.path.clone(),
+                            blob,
+                            bytes: f.stat.size,
+                        },
+                    ));
+                }
+            }
+            let (blob, bytes) = (hashing.hash)(&f.fs_path)?;
             if bytes > opts.max_file_bytes {
                 return Err(SnapshotError::FileTooLarge {
                     path: f.path.clone(),
@@ -545,19 +650,34 @@ pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutco
                     limit: opts.max_file_bytes,
                 });
             }
-            Ok(SnapshotFile {
-                path: f.path.clone(),
-                blob,
-                bytes,
-            })
+            Ok((
+                i,
+                SnapshotFile {
+                    path: f.path.clone(),
+                    blob,
+                    bytes,
+                },
+            ))
         })
         .collect::<Result<_, _>>()?;
+    let mut hashed: Vec<Option<SnapshotFile>> = vec![None; scanned.files.len()];
+    for (i, f) in results {
+        hashed[i] = Some(f);
+    }
+    let hashed: Vec<SnapshotFile> = hashed.into_iter().flatten().collect();
+    if let Some(path) = &opts.stat_cache {
+        let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started);
+        // A cache that cannot be written only costs speed next time.
+        let _ = fresh.save(path);
+    }
+    let from_cache = from_cache.into_inner();
     let executable = scanned
         .files
         .iter()
         .filter(|f| f.executable)
         .map(|f| f.path.clone())
         .collect();
+    let n = scanned.files.len();
     let fs_paths = scanned.files.into_iter().map(|f| f.fs_path).collect();
     let snapshot = Snapshot::from_files(hashed).map_err(|e| match e {
         SnapshotDocumentError::TooManyFiles { count } => SnapshotError::TooManyFiles {
@@ -571,6 +691,8 @@ pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutco
         executable,
         skipped: scanned.skipped,
         fs_paths,
+        hashed: n - from_cache,
+        from_cache,
     })
 }
 

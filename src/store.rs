@@ -8,6 +8,7 @@
 //! objects/ab/cdef…              blobs and other objects, named by the hex SHA-256 of their bytes
 //! snapshots/<identity>.json     snapshot documents (pretty JSON, 004 #/$defs/snapshot)
 //! snapshots/<identity>.exec.json  {"executable": [paths…]} for that snapshot
+//! statcache/<key>.json          stat cache of one directory tree (see crate::statcache)
 //! sessions/  journal/  tmp/     used by sessions and apply
 //! ```
 //!
@@ -453,6 +454,109 @@ impl Store {
             Err(e) => return Err(io_err(&exec_path)(e)),
         };
         Ok((snapshot, executable))
+    }
+
+    /// Where the stat cache of the tree at `root` lives: `statcache/<sha256 of its canonical
+    /// path>.json`.
+    pub fn stat_cache_path(&self, root: &Path) -> PathBuf {
+        let canon = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let key = Digest::of(canon.as_os_str().as_encoded_bytes());
+        self.root.join("statcache").join(format!("{key}.json"))
+    }
+
+    /// Snapshots the tree at `root` into the store: files unchanged since the last snapshot
+    /// of that tree (stat cache) are not read; every other file is read **once**, hashed and
+    /// copied into the store on the way (kept only if the object was missing); then the
+    /// snapshot document and its executable bits are stored. Returns the outcome and how many
+    /// blobs were added.
+    ///
+    /// # Errors
+    /// Snapshot errors (as [`crate::snapshot::snapshot_dir`]) and store write errors.
+    pub fn snapshot_into(
+        &self,
+        root: &Path,
+        opts: &crate::snapshot::SnapshotOptions,
+    ) -> Result<(SnapshotOutcome, usize), crate::snapshot::SnapshotError> {
+        use crate::snapshot::{Hashing, SnapshotError, snapshot_dir_using};
+        let mut opts = opts.clone();
+        opts.stat_cache = Some(self.stat_cache_path(root));
+        let added = std::sync::atomic::AtomicUsize::new(0);
+        let touched = std::sync::Mutex::new(BTreeSet::new());
+        let ingest = |path: &Path| -> Result<(Digest, u64), SnapshotError> {
+            let (digest, len, new_dir) = self.ingest(path).map_err(|e| SnapshotError::Read {
+                path: path.into(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+            if let Some(d) = new_dir {
+                added.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if let Ok(mut t) = touched.lock() {
+                    t.insert(d);
+                }
+            }
+            Ok((digest, len))
+        };
+        let present = |d: &Digest| self.has_object(d);
+        let outcome = snapshot_dir_using(
+            root,
+            &opts,
+            &Hashing {
+                hash: &ingest,
+                trust_cached: &present,
+            },
+        )?;
+        let io = |e: StoreError| SnapshotError::Read {
+            path: self.root.clone(),
+            source: std::io::Error::other(e.to_string()),
+        };
+        let dirs = std::mem::take(&mut *touched.lock().unwrap_or_else(|e| e.into_inner()));
+        for d in dirs {
+            fsync_dir(&d).map_err(io)?;
+        }
+        self.write_snapshot(&outcome.snapshot, &outcome.executable)
+            .map_err(io)?;
+        Ok((outcome, added.load(std::sync::atomic::Ordering::Relaxed)))
+    }
+
+    /// Reads `source` once: hashes it while writing it to a temp file in `tmp/`, then moves it
+    /// to `objects/ab/cdef…` unless that object exists. Returns the digest, the length, and the
+    /// object directory when the object was added.
+    fn ingest(&self, source: &Path) -> Result<(Digest, u64, Option<PathBuf>), StoreError> {
+        let mut input = crate::snapshot::open_regular(source).map_err(|e| StoreError::Io {
+            path: source.into(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let tmp_dir = self.root.join("tmp");
+        std::fs::create_dir_all(&tmp_dir).map_err(io_err(&tmp_dir))?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempfile_in(&tmp_dir)
+            .map_err(io_err(&tmp_dir))?;
+        let mut hasher = Hasher::new();
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io_err(source)(e)),
+            };
+            hasher.update(&buf[..n]);
+            tmp.write_all(&buf[..n]).map_err(io_err(tmp.path()))?;
+        }
+        let len = hasher.len();
+        let digest = hasher.finish();
+        if self.has_object(&digest) {
+            return Ok((digest, len, None));
+        }
+        let path = self.object_path(&digest);
+        let dir = path
+            .parent()
+            .expect("object path has a parent")
+            .to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        tmp.as_file().sync_all().map_err(io_err(&path))?;
+        tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
+        Ok((digest, len, Some(dir)))
     }
 
     /// Copies every blob of a fresh snapshot of a directory into the store (only those not

@@ -49,16 +49,15 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         opts.store_dir = None;
     }
     let pb = super::verify::spinner(format!("snapshotting {}", dir.display()));
-    let outcome = snapshot_dir(&dir, &opts);
+    let result = match &store {
+        Some(s) => s.snapshot_into(&dir, &opts).map(|(o, n)| (o, Some(n))),
+        None => snapshot_dir(&dir, &opts).map(|o| (o, None)),
+    };
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    let outcome = outcome?;
+    let (outcome, blobs_added) = result?;
     report_skipped(&outcome);
-    let blobs_added = match &store {
-        Some(s) => Some(s.store_snapshot_outcome(&outcome)?),
-        None => None,
-    };
     let snap = &outcome.snapshot;
     if ctx.json {
         super::print_json(&serde_json::json!({
@@ -68,6 +67,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             "skipped": outcome.skipped,
             "stored": store.is_some(),
             "blobs_added": blobs_added,
+            "files_hashed": outcome.hashed,
+            "files_from_cache": outcome.from_cache,
         }));
     } else if args.identity {
         crate::outln!("{}", snap.identity());

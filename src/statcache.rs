@@ -1,0 +1,131 @@
+//! The stat cache: path → `lstat` fields and blob, so a snapshot does not read files that have
+//! not changed (like git's index and jj's tree state).
+//!
+//! Kept in the store as `statcache/<sha256 of the root's path>.json`, one per directory tree,
+//! rewritten (temp file, rename) after each snapshot of that tree.
+//!
+//! **Racy entries** (git's "racy git" problem): a file written in the same timestamp tick as it
+//! was hashed could change again without its times changing. So an entry is only cached when
+//! both its modification and status-change times lie more than [`RACY_WINDOW_NS`] (2 s, more
+//! than any Linux filesystem's timestamp granularity, including the kernel's coarse clock)
+//! before the snapshot started; younger files are read again next time. A cached entry is used
+//! only when size, mtime, ctime (which no `touch` can set back), inode and device all match.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::hash::Digest;
+use crate::snapshot::{ScannedFile, SnapshotFile, StatKey};
+
+/// Entries younger than this (nanoseconds) before the snapshot started are not cached.
+pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+const SCHEMA: &str = "genesis/stat-cache-v0.1";
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Entry {
+    path: String,
+    stat: StatKey,
+    blob: Digest,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct File {
+    schema: String,
+    entries: Vec<Entry>,
+}
+
+/// A loaded stat cache.
+#[derive(Debug, Clone, Default)]
+pub struct StatCache {
+    entries: HashMap<String, (StatKey, Digest)>,
+}
+
+/// Nanoseconds since the Unix epoch, now.
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+impl StatCache {
+    /// Reads the cache at `path`; a missing or unreadable cache is an empty one.
+    pub fn load(path: &Path) -> StatCache {
+        let Ok(bytes) = std::fs::read(path) else {
+            return StatCache::default();
+        };
+        match serde_json::from_slice::<File>(&bytes) {
+            Ok(f) if f.schema == SCHEMA => StatCache {
+                entries: f
+                    .entries
+                    .into_iter()
+                    .map(|e| (e.path, (e.stat, e.blob)))
+                    .collect(),
+            },
+            _ => StatCache::default(),
+        }
+    }
+
+    /// The cached blob of `path`, if its `lstat` fields are exactly `stat`.
+    pub fn lookup(&self, path: &str, stat: &StatKey) -> Option<Digest> {
+        match self.entries.get(path) {
+            Some((s, blob)) if s == stat => Some(*blob),
+            _ => None,
+        }
+    }
+
+    /// The cache after a snapshot that started at `started_ns`: every file (`files` and
+    /// `hashed` in the same order) except the racy ones.
+    pub fn from_scan(files: &[ScannedFile], hashed: &[SnapshotFile], started_ns: i64) -> StatCache {
+        let limit = started_ns.saturating_sub(RACY_WINDOW_NS);
+        StatCache {
+            entries: files
+                .iter()
+                .zip(hashed)
+                .filter(|(f, h)| {
+                    f.stat.mtime_ns < limit && f.stat.ctime_ns < limit && f.stat.size == h.bytes
+                })
+                .map(|(f, h)| (f.path.to_string(), (f.stat, h.blob)))
+                .collect(),
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Writes the cache to `path` (temp file in the same directory, rename).
+    ///
+    /// # Errors
+    /// File-system errors.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut entries: Vec<Entry> = self
+            .entries
+            .iter()
+            .map(|(p, (stat, blob))| Entry {
+                path: p.clone(),
+                stat: *stat,
+                blob: *blob,
+            })
+            .collect();
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        let bytes = serde_json::to_vec(&File {
+            schema: SCHEMA.into(),
+            entries,
+        })
+        .map_err(std::io::Error::other)?;
+        let tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+        std::fs::write(tmp.path(), &bytes)?;
+        tmp.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
