@@ -293,6 +293,9 @@ impl PreImage for TreeImage<'_> {
     }
 }
 
+/// New blobs of a patch, held until every check has passed.
+type Pending = BTreeMap<Digest, Vec<u8>>;
+
 /// The file that marks a directory as a Genesis workdir (`verify --workdir`).
 pub const WORKDIR_MARKER: &str = ".genesis-workdir";
 
@@ -327,12 +330,13 @@ pub fn forbidden_path(path: &WorkspacePath) -> Option<&'static str> {
     if path.components().any(|c| c.eq_ignore_ascii_case(".git")) {
         return Some("paths inside .git are never written");
     }
-    if path
-        .components()
-        .next()
-        .is_some_and(|c| c.eq_ignore_ascii_case(crate::snapshot::STORE_DIR_NAME))
-    {
+    let first = path.components().next().unwrap_or("");
+    if first.eq_ignore_ascii_case(crate::snapshot::STORE_DIR_NAME) {
         return Some("paths inside the store (.genesis) are never written");
+    }
+    let b = first.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Some("a drive-letter path (another volume on Windows) is never written");
     }
     None
 }
@@ -664,9 +668,12 @@ impl Engine {
                         });
                     }
                 }
-                let (snap, exec) = self.apply_changes(&current, outcome.changes)?;
+                let (snap, exec, pending) = self.apply_changes(&current, outcome.changes)?;
                 let left_out = crate::membership::left_out(&snap, &manifest.exclude, |f| {
-                    self.store.read_object(&f.blob)
+                    match pending.get(&f.blob) {
+                        Some(data) => Ok(data.clone()),
+                        None => self.store.read_object(&f.blob),
+                    }
                 })?;
                 if !left_out.is_empty() {
                     let list: Vec<String> = left_out
@@ -677,6 +684,10 @@ impl Engine {
                         "patch refused, nothing recorded: it leaves paths that snapshots of the workspace leave out, so the result could never be reproduced from disk: {}",
                         list.join(", ")
                     )));
+                }
+                // Every check passed: only now does anything reach the store.
+                for data in pending.values() {
+                    self.store.write_object(data)?;
                 }
                 (snap, exec, bytes.to_vec())
             }
@@ -770,7 +781,8 @@ impl Engine {
         &self,
         current: &Tree,
         changes: BTreeMap<WorkspacePath, FileChange>,
-    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>), EngineError> {
+    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>, Pending), EngineError> {
+        let mut pending = Pending::new();
         let mut files: BTreeMap<WorkspacePath, SnapshotFile> = current
             .snapshot
             .files()
@@ -785,7 +797,7 @@ impl Engine {
                     exec.remove(&path);
                 }
                 FileChange::Write { data, executable } => {
-                    let blob = self.store.write_object(&data)?;
+                    let blob = Digest::of(&data);
                     files.insert(
                         path.clone(),
                         SnapshotFile {
@@ -794,6 +806,7 @@ impl Engine {
                             bytes: data.len() as u64,
                         },
                     );
+                    pending.insert(blob, data);
                     if executable {
                         exec.insert(path);
                     } else {
@@ -821,7 +834,7 @@ impl Engine {
             )),
             other => EngineError::Invalid(other.to_string()),
         })?;
-        Ok((snap, exec))
+        Ok((snap, exec, pending))
     }
 
     /// Verifies the current snapshot (DESIGN section 4, `verify`): materialises it, runs each
@@ -1302,7 +1315,7 @@ impl Engine {
             let text = self.store.read_object(&entry.patch)?;
             let step = match apply_patch(&text, &TreeImage(&before), &popts) {
                 Ok(out) => match self.apply_changes(&before, out.changes) {
-                    Ok((snap, exec)) => ReplayStep {
+                    Ok((snap, exec, _)) => ReplayStep {
                         index: i,
                         recorded: entry.after_snapshot,
                         replayed: Some(snap.identity()),

@@ -130,6 +130,12 @@ impl Manifest {
     /// # Errors
     /// [`ManifestError::Missing`] if absent; otherwise as [`Manifest::from_bytes`].
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
+        if path.is_dir() {
+            return Err(ManifestError::Json {
+                path: path.into(),
+                message: "a directory, not a manifest file".into(),
+            });
+        }
         match std::fs::read(path) {
             Ok(b) => Manifest::from_bytes(&b, path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

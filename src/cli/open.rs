@@ -34,12 +34,20 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         None => None,
     };
     let manifest = match &args.manifest {
-        Some(m) => Some(
-            WorkspacePath::new(m.as_str())
-                .map_err(|e| CliError::usage(format!("--manifest: {e}")))?,
-        ),
+        Some(m) => {
+            let mut m = m.as_str();
+            while let Some(rest) = m.strip_prefix("./") {
+                m = rest.trim_start_matches('/');
+            }
+            Some(WorkspacePath::new(m).map_err(|e| CliError::usage(format!("--manifest: {e}")))?)
+        }
         None => None,
     };
+    // A bad manifest is refused before anything (the store) is created.
+    let manifest_rel = manifest
+        .clone()
+        .unwrap_or_else(|| WorkspacePath::new(genesis::manifest::DEFAULT_MANIFEST).expect("valid"));
+    genesis::manifest::Manifest::load(&manifest_rel.to_fs_path(ctx.workspace().root()))?;
     let engine = super::engine(ctx, true)?;
     let pb = super::verify::spinner("snapshotting the workspace".into());
     let out = engine.open(&OpenOptions {

@@ -285,7 +285,7 @@ pub enum PatchError {
         new_missing: u64,
     },
     /// A path is not a valid workspace path.
-    #[error("patch line {line}: invalid path {path:?}: {source}")]
+    #[error("patch line {line}: {source}")]
     InvalidPath {
         /// The path as written (after prefix stripping).
         path: String,
