@@ -86,6 +86,18 @@ pub enum EngineError {
         /// Why.
         reason: String,
     },
+    /// Another patch landed while the obligations ran; the verification is of an old snapshot.
+    #[error(
+        "session {id} moved on while its obligations ran (verified {verified}, now {now}); nothing was recorded: verify again"
+    )]
+    SessionMoved {
+        /// The session.
+        id: String,
+        /// The snapshot the obligations ran on.
+        verified: Digest,
+        /// The session's current snapshot now.
+        now: Digest,
+    },
     /// Genesis was interrupted (SIGINT, SIGTERM, SIGHUP) while an obligation ran.
     #[error(
         "interrupted while obligation {0} ran; its process group was killed and nothing was recorded"
@@ -180,6 +192,8 @@ pub struct PatchOutcome {
     pub static_results: Vec<StaticResult>,
     /// The verification, when `verify` was asked for.
     pub verification: Option<VerifyOutcome>,
+    /// Entries of a recorded directory left out (links, FIFOs, …).
+    pub skipped: Vec<Skipped>,
 }
 
 /// Options for [`Engine::verify`].
@@ -652,6 +666,7 @@ impl Engine {
             }
             (other, false) => other,
         };
+        let mut skipped = Vec::new();
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
             PatchInput::Diff(bytes) => {
@@ -708,6 +723,7 @@ impl Engine {
                         lines_removed: 0,
                         static_results: Vec::new(),
                         verification: None,
+                        skipped: out.skipped,
                     });
                 }
                 for c in &list {
@@ -727,6 +743,7 @@ impl Engine {
                     &mut text,
                 )
                 .map_err(|e| EngineError::Invalid(e.to_string()))?;
+                skipped = out.skipped;
                 (out.snapshot, out.executable, text)
             }
         };
@@ -767,6 +784,7 @@ impl Engine {
             lines_removed,
             static_results,
             verification: None,
+            skipped,
         };
         if let Some((vopts, observer)) = verify {
             let v = self.verify_inner(id, vopts, observer, true)?;
@@ -989,15 +1007,10 @@ impl Engine {
         let _lock = self.lock()?;
         let (mut session2, mut state2) = self.load_open(id)?;
         if session2.current_snapshot != session.current_snapshot {
-            return Err(EngineError::Conflict {
+            return Err(EngineError::SessionMoved {
                 id: id.to_owned(),
-                conflicts: vec![(
-                    "current_snapshot".into(),
-                    format!(
-                        "another patch landed while the obligations ran ({} → {}); verify again",
-                        session.current_snapshot, session2.current_snapshot
-                    ),
-                )],
+                verified: session.current_snapshot,
+                now: session2.current_snapshot,
             });
         }
         session2.verification = Some(Verification {

@@ -250,7 +250,7 @@ pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), Jour
             point(&format!("write {}", tmp.display())).map_err(io(&tmp, false))?;
             {
                 let mut w = std::io::BufWriter::with_capacity(256 * 1024, &mut f);
-                store.copy_object_to(&post.blob, &mut w)?;
+                store.copy_object_named(&post.blob, &mut w, Some(&target))?;
                 w.flush().map_err(io(&tmp, false))?;
             }
             f.set_permissions(std::fs::Permissions::from_mode(mode))

@@ -14,7 +14,7 @@ pub const DEFAULT_MANIFEST: &str = "genesis.json";
 pub const DEFAULT_MANIFEST_TEXT: &str = r#"{
   "schema": "genesis/manifest-v0.1",
   "exclude": ["target/", "node_modules/"],
-  "protected": [".github/"],
+  "protected": ["genesis.json", ".github/"],
   "obligations": []
 }
 "#;
@@ -119,10 +119,23 @@ impl Manifest {
         if let Some(o) = obj.as_object_mut() {
             o.remove("schema");
         }
-        serde_json::from_value(obj).map_err(|e| ManifestError::Json {
+        let manifest: Manifest = serde_json::from_value(obj).map_err(|e| ManifestError::Json {
             path: path.into(),
             message: e.to_string(),
-        })
+        })?;
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, o) in manifest.obligations.iter().enumerate() {
+            if !seen.insert(o.id.as_str()) {
+                return Err(ManifestError::Invalid {
+                    path: path.into(),
+                    violations: vec![Violation {
+                        pointer: format!("/obligations/{i}/id"),
+                        message: format!("obligation id {:?} is used twice", o.id),
+                    }],
+                });
+            }
+        }
+        Ok(manifest)
     }
 
     /// Reads and validates the manifest at `path`.

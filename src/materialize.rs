@@ -159,7 +159,7 @@ pub fn write_blob(
         .map_err(io(parent))?;
     {
         let mut w = std::io::BufWriter::with_capacity(256 * 1024, tmp.as_file_mut());
-        store.copy_object_to(blob, &mut w)?;
+        store.copy_object_named(blob, &mut w, Some(target))?;
         w.flush().map_err(io(target))?;
     }
     let mode = if executable { 0o755 } else { 0o644 };

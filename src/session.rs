@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! sessions/<id>.json        the session document, valid against 004 #/$defs/session
-//! sessions/<id>.state.json  engine state: executable bits of every snapshot the session
+//! sessions/<id>.state       engine state (JSON): executable bits of every snapshot the session
 //!                           passed through, the manifest, the checkout directory, logs
 //! ```
 //!
@@ -295,7 +295,7 @@ pub fn load(store: &Store, id: &str) -> Result<(Session, SessionState), SessionE
             ),
         ));
     }
-    let state_path = dir.join(format!("{sid}.state.json"));
+    let state_path = dir.join(format!("{sid}.state"));
     let state: SessionState = match std::fs::read(&state_path) {
         Ok(b) => serde_json::from_slice(&b).map_err(|e| invalid(&state_path, e.to_string()))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -361,7 +361,7 @@ pub fn save(store: &Store, session: &Session, state: &SessionState) -> Result<()
     })?;
     let mut st = serde_json::to_vec_pretty(state).expect("serialisable");
     st.push(b'\n');
-    write_atomic(&dir, &format!("{}.state.json", session.session), &st)?;
+    write_atomic(&dir, &format!("{}.state", session.session), &st)?;
     let mut doc = serde_json::to_vec_pretty(session).expect("serialisable");
     doc.push(b'\n');
     write_atomic(&dir, &format!("{}.json", session.session), &doc)?;

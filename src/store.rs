@@ -282,6 +282,20 @@ impl Store {
     /// # Errors
     /// As [`Store::read_object`].
     pub fn copy_object_to(&self, digest: &Digest, out: &mut impl Write) -> Result<u64, StoreError> {
+        self.copy_object_named(digest, out, None)
+    }
+
+    /// [`Store::copy_object_to`], with write errors naming `dest` (the file being written)
+    /// rather than the object read.
+    ///
+    /// # Errors
+    /// As [`Store::read_object`]; write errors as [`StoreError::Io`] naming `dest`.
+    pub fn copy_object_named(
+        &self,
+        digest: &Digest,
+        out: &mut impl Write,
+        dest: Option<&Path>,
+    ) -> Result<u64, StoreError> {
         let path = self.object_path(digest);
         let mut file = File::open(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
@@ -304,7 +318,8 @@ impl Store {
                 Err(e) => return Err(io_err(&path)(e)),
             };
             hasher.update(&buf[..n]);
-            out.write_all(&buf[..n]).map_err(io_err(&path))?;
+            out.write_all(&buf[..n])
+                .map_err(io_err(dest.unwrap_or(&path)))?;
         }
         let len = hasher.len();
         let actual = hasher.finish();

@@ -43,7 +43,7 @@ fn assert_sessions_valid(root: &Path) {
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_str().unwrap().to_owned();
-        if name.ends_with(".json") && !name.ends_with(".state.json") {
+        if name.ends_with(".json") && !name.ends_with(".state") {
             let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
             let (kind, violations) = genesis::schema::validate_document(&v);
             assert_eq!(kind, Some(genesis::schema::DocumentKind::Session));
@@ -428,5 +428,39 @@ fn obligation_timeout_kills_the_process_group() {
     assert!(
         !marker.exists(),
         "the background child was killed with its group"
+    );
+}
+
+#[test]
+fn diff_of_a_session_is_base_to_current() {
+    let ws = workspace();
+    let r = ws.path();
+    ok(&run_in(r, &["open", "--session", "d1"]));
+    ok(&genesis_stdin(r, &["patch", "d1"], GREETING_DIFF));
+    let o = run_in(r, &["diff", "d1"]);
+    assert_eq!(
+        ok(&o),
+        "diff --git a/greeting.txt b/greeting.txt\n--- a/greeting.txt\n+++ b/greeting.txt\n@@ -1 +1 @@\n-hi\n+hello\n"
+    );
+    let o = run_in(r, &["diff", "no-such-session"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn duplicate_obligation_ids_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[(
+            "genesis.json",
+            br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"t","run":["true"]},{"id":"t","run":["false"]}]}"#,
+        )],
+    );
+    let o = run_in(d.path(), &["open"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/obligations/1/id: obligation id \"t\" is used twice"),
+        "{}",
+        stderr(&o)
     );
 }

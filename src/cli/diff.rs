@@ -12,10 +12,10 @@ use super::{CliError, Context};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The old tree: a directory, or a snapshot identity (or unique prefix of 4+ characters) in
-    /// the store.
+    /// the store; or, alone, a session id, meaning the session's base..current.
     a: String,
     /// The new tree, likewise.
-    b: String,
+    b: Option<String>,
     /// Print a diffstat instead of the diff.
     #[arg(long, conflicts_with = "name_status")]
     stat: bool,
@@ -46,8 +46,20 @@ pub fn resolve_tree(ctx: &Context, operand: &str) -> Result<Tree, CliError> {
 
 /// Prints the diff, stat or name-status between A and B.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let a = resolve_tree(ctx, &args.a)?;
-    let b = resolve_tree(ctx, &args.b)?;
+    let (a, b) = match &args.b {
+        Some(b) => (resolve_tree(ctx, &args.a)?, resolve_tree(ctx, b)?),
+        None => {
+            let engine = super::engine(ctx, false)?;
+            let (session, state) = engine.status(&args.a)?;
+            let store = engine.store();
+            let base = genesis::store::Store::read_snapshot(store, &session.base_snapshot)?.0;
+            let current = genesis::store::Store::read_snapshot(store, &session.current_snapshot)?.0;
+            (
+                Tree::from_parts(store, base, state.base_executable()),
+                Tree::from_parts(store, current, state.current_executable()),
+            )
+        }
+    };
     let list = changes(&a, &b);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -130,6 +130,7 @@ impl From<EngineError> for CliError {
             EngineError::Patch(_) | EngineError::Invalid(_) | EngineError::Unsafe { .. } => 2,
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
+            | EngineError::SessionMoved { .. }
             | EngineError::Conflict { .. } => 3,
             EngineError::Journal(j) => return j.into(),
             EngineError::Materialize(_) | EngineError::Io { .. } | EngineError::Interrupted(_) => 4,

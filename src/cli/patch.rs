@@ -97,6 +97,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }
         Ok(out)
     })?;
+    for s in &out.skipped {
+        eprintln!("genesis: skipped {}: {}", s.path, s.reason);
+    }
     let ok = out
         .verification
         .as_ref()
