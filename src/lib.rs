@@ -11,6 +11,7 @@
 //! [`schema`] (the bundled JSON Schemas), [`workspace`] (a workspace with its store and
 //! manifest).
 pub mod apply;
+pub mod bpt;
 pub mod check;
 pub mod diff;
 pub mod engine;

@@ -27,6 +27,8 @@ impl Events {
         };
         let dialect: Dialect = ctx
             .events_format
+            .as_deref()
+            .unwrap_or("genesis")
             .parse()
             .map_err(|e: genesis::events::UnknownDialect| CliError::usage(e.to_string()))?;
         let mut scope = Scope::new(session);

@@ -44,9 +44,10 @@ pub struct Cli {
     /// Write the session's events to PATH as JSON lines (`-`: standard error).
     #[arg(long, global = true, value_name = "PATH")]
     events: Option<PathBuf>,
-    /// The events' dialect: genesis, bpt (Block Play Table A2A), orbiplex or aps.
-    #[arg(long, global = true, value_name = "DIALECT", default_value = "genesis")]
-    events_format: String,
+    /// The events' dialect: genesis, bpt (Block Play Table A2A), orbiplex or aps. Default:
+    /// genesis (bpt for `genesis bpt`).
+    #[arg(long, global = true, value_name = "DIALECT")]
+    events_format: Option<String>,
     /// This worker's id in BPT events and requests. Default: genesis@HOSTNAME.
     #[arg(long, global = true, value_name = "ID", env = "GENESIS_WORKER_ID")]
     worker_id: Option<String>,
@@ -102,8 +103,8 @@ pub struct Context {
     pub wait: u64,
     /// `--events PATH`.
     pub events: Option<PathBuf>,
-    /// `--events-format`.
-    pub events_format: String,
+    /// `--events-format`, if given.
+    pub events_format: Option<String>,
     /// `--worker-id` or `GENESIS_WORKER_ID`.
     pub worker_id: Option<String>,
 }
@@ -157,7 +158,11 @@ pub fn run() -> ExitCode {
         events_format: cli.events_format.clone(),
         worker_id: cli.worker_id.clone(),
     };
-    if let Err(e) = cli.events_format.parse::<genesis::events::Dialect>() {
+    if let Some(Err(e)) = cli
+        .events_format
+        .as_deref()
+        .map(str::parse::<genesis::events::Dialect>)
+    {
         let e = CliError::usage(format!("--events-format: {e}"));
         e.report(ctx.json);
         return ExitCode::from(e.code);

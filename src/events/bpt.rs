@@ -11,7 +11,7 @@
 //! | `Verified` | `result.updated`, `result` = the verification summary as JSON text |
 //! | `ApprovalNeeded` | `interaction.requested` `FILE_APPROVAL` |
 //! | `Applied` | (`interaction.resolved` `APPROVE`) + `execution.terminal` `COMPLETED` |
-//! | `Aborted` | (`interaction.resolved` `DENY`) + `execution.terminal` `CANCELED` |
+//! | `Aborted` | (`interaction.resolved` `DENY`, or `CANCEL` when the reason starts with CANCEL) + `execution.terminal` `CANCELED` |
 //! | `Failed` | `execution.diagnostic` + `execution.terminal` `FAILED` |
 //! | `Diagnostic` | `execution.diagnostic` |
 //!
@@ -249,7 +249,14 @@ pub(super) fn render(
             ));
         }
         EventKind::Aborted { reason } => {
-            lines.extend(resolved(&mut bpt.pending_interaction, "DENY"));
+            // An abort answers a pending approval: CANCEL when the runtime cancelled it,
+            // DENY otherwise.
+            let decision = if reason.starts_with("CANCEL") {
+                "CANCEL"
+            } else {
+                "DENY"
+            };
+            lines.extend(resolved(&mut bpt.pending_interaction, decision));
             let mut payload = json!({ "status": "CANCELED" });
             if !reason.is_empty() {
                 payload["message"] = clip(reason, TEXT_MAX).into();
