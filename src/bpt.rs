@@ -1330,20 +1330,7 @@ fn verified(
         out.interaction_id = Some(interaction_id(session.patches.len(), &snapshot));
     } else {
         out.status = ExecutionStatus::Failed;
-        out.failed = v
-            .record
-            .static_results
-            .iter()
-            .filter(|s| !s.passed)
-            .map(|s| s.id.clone())
-            .chain(
-                v.record
-                    .obligations
-                    .iter()
-                    .filter(|o| !o.passed)
-                    .map(|o| o.id.clone()),
-            )
-            .collect();
+        out.failed = v.record.failed_ids();
         em.emit(EventKind::Diagnostic {
             code: codes::OBLIGATIONS_FAILED.into(),
             message: format!(

@@ -1085,12 +1085,12 @@ impl Engine {
             }
         }
         let root = self.workspace.root().to_path_buf();
-        if state.in_place {
+        let conflicts = if state.in_place {
             // The agent wrote the workspace itself: it must still equal the current snapshot.
             let manifest = self.manifest_of(&state, &session)?;
             let now = self.snapshot_cached(&root, &manifest)?;
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
-            let conflicts: Vec<(String, String)> = changes(&current, &now_tree)
+            changes(&current, &now_tree)
                 .into_iter()
                 .map(|c| {
                     (
@@ -1098,41 +1098,23 @@ impl Engine {
                         "differs from the session's current snapshot; record it with `genesis patch` and verify again".to_owned(),
                     )
                 })
-                .collect();
-            if !conflicts.is_empty() {
-                return Err(EngineError::Conflict {
-                    id: id.into(),
-                    conflicts,
-                });
-            }
-            if opts.dry_run {
-                return Ok(ApplyOutcome {
-                    session,
-                    changes: list,
-                    written: false,
-                });
-            }
-            session.status = Status::Applied;
-            session::save(&self.store, &session, &state)?;
-            return Ok(ApplyOutcome {
-                session,
-                changes: list,
-                written: true,
-            });
-        }
-        let mut conflicts = crate::apply::check_preconditions(&root, &list);
-        if opts.strict {
-            let manifest = self.manifest_of(&state, &session)?;
-            let now = self.snapshot_cached(&root, &manifest)?;
-            let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
-            for c in changes(&base, &now_tree) {
-                let p = c.path.to_string();
-                if !conflicts.iter().any(|(q, _)| *q == p) {
-                    conflicts.push((p, "differs from the base snapshot (--strict)".into()));
+                .collect()
+        } else {
+            let mut conflicts = crate::apply::check_preconditions(&root, &list);
+            if opts.strict {
+                let manifest = self.manifest_of(&state, &session)?;
+                let now = self.snapshot_cached(&root, &manifest)?;
+                let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
+                for c in changes(&base, &now_tree) {
+                    let p = c.path.to_string();
+                    if !conflicts.iter().any(|(q, _)| *q == p) {
+                        conflicts.push((p, "differs from the base snapshot (--strict)".into()));
+                    }
                 }
+                conflicts.sort();
             }
-            conflicts.sort();
-        }
+            conflicts
+        };
         if !conflicts.is_empty() {
             return Err(EngineError::Conflict {
                 id: id.into(),
@@ -1144,6 +1126,16 @@ impl Engine {
                 session,
                 changes: list,
                 written: false,
+            });
+        }
+        if state.in_place {
+            // Already on disk: only the status changes.
+            session.status = Status::Applied;
+            session::save(&self.store, &session, &state)?;
+            return Ok(ApplyOutcome {
+                session,
+                changes: list,
+                written: true,
             });
         }
         let journal = Journal {

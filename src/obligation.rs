@@ -368,6 +368,21 @@ impl AcceptanceRecord {
         }
     }
 
+    /// The ids of the static rules and obligations that failed, in record order.
+    pub fn failed_ids(&self) -> Vec<String> {
+        self.static_results
+            .iter()
+            .filter(|s| !s.passed)
+            .map(|s| s.id.clone())
+            .chain(
+                self.obligations
+                    .iter()
+                    .filter(|o| !o.passed)
+                    .map(|o| o.id.clone()),
+            )
+            .collect()
+    }
+
     /// The JCS bytes (what is stored and hashed).
     pub fn canonical_bytes(&self) -> Vec<u8> {
         canonical_json(self).expect("serialisable")

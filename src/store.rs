@@ -200,53 +200,6 @@ impl Store {
         Ok(digest)
     }
 
-    /// Copies the file at `source` into the store as the object `expected`, streaming, unless
-    /// that object is already present. The copy is hashed as it is written and kept only if it
-    /// hashes to `expected`.
-    ///
-    /// # Errors
-    /// [`StoreError::SourceChanged`] if the file no longer hashes to `expected`;
-    /// [`StoreError::Io`] on file-system failure.
-    pub fn copy_file_in(&self, source: &Path, expected: &Digest) -> Result<bool, StoreError> {
-        if self.has_object(expected) {
-            return Ok(false);
-        }
-        let path = self.object_path(expected);
-        let dir = path.parent().expect("object path has a parent");
-        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-        let mut input = crate::snapshot::open_regular(source).map_err(|e| StoreError::Io {
-            path: source.into(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .tempfile_in(dir)
-            .map_err(io_err(dir))?;
-        let mut hasher = Hasher::new();
-        let mut buf = vec![0u8; 256 * 1024];
-        loop {
-            let n = match input.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(io_err(source)(e)),
-            };
-            hasher.update(&buf[..n]);
-            tmp.write_all(&buf[..n]).map_err(io_err(tmp.path()))?;
-        }
-        let actual = hasher.finish();
-        if actual != *expected {
-            return Err(StoreError::SourceChanged {
-                path: source.into(),
-                expected: *expected,
-                actual,
-            });
-        }
-        tmp.as_file().sync_all().map_err(io_err(&path))?;
-        tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
-        Ok(true)
-    }
-
     /// Reads the object `digest`, checking its bytes against its name.
     ///
     /// # Errors
@@ -572,35 +525,6 @@ impl Store {
         tmp.as_file().sync_all().map_err(io_err(&path))?;
         tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
         Ok((digest, len, Some(dir)))
-    }
-
-    /// Copies every blob of a fresh snapshot of a directory into the store (only those not
-    /// present, each read once more and checked), then stores the document and sidecar.
-    ///
-    /// Returns how many blobs were added.
-    ///
-    /// # Errors
-    /// [`StoreError::SourceChanged`] if a file changed since it was hashed; [`StoreError::Io`].
-    pub fn store_snapshot_outcome(&self, outcome: &SnapshotOutcome) -> Result<usize, StoreError> {
-        use rayon::prelude::*;
-        let added: Vec<bool> = outcome
-            .snapshot
-            .files()
-            .par_iter()
-            .zip(outcome.fs_paths.par_iter())
-            .map(|(f, p)| self.copy_file_in(p, &f.blob))
-            .collect::<Result<_, _>>()?;
-        let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
-        for (f, was_added) in outcome.snapshot.files().iter().zip(&added) {
-            if *was_added && let Some(parent) = self.object_path(&f.blob).parent() {
-                dirs.insert(parent.to_path_buf());
-            }
-        }
-        for d in &dirs {
-            fsync_dir(d)?;
-        }
-        self.write_snapshot(&outcome.snapshot, &outcome.executable)?;
-        Ok(added.iter().filter(|a| **a).count())
     }
 }
 

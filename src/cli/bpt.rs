@@ -37,30 +37,8 @@ impl Observer for Human {
     }
     fn obligation_output(&mut self, _id: &str, _stream: Stream, _data: &[u8]) {}
     fn obligation_finished(&mut self, r: &CommandResult, _index: usize, _total: usize) {
-        if !self.on {
-            return;
-        }
-        let how = if r.timed_out {
-            format!("killed after the {} s timeout", r.obligation.timeout_s)
-        } else {
-            match r.exit_code {
-                Some(c) => format!("exit {c}"),
-                None => "killed by a signal".into(),
-            }
-        };
-        let verdict = if r.passed() { "passed" } else { "FAILED" };
-        eprintln!(
-            "genesis: {}: {verdict} ({how}, {:.2} s)",
-            r.obligation.id, r.seconds
-        );
-        if !r.passed() {
-            for (name, data) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
-                let text = String::from_utf8_lossy(data);
-                let lines: Vec<&str> = text.lines().collect();
-                for l in &lines[lines.len().saturating_sub(20)..] {
-                    eprintln!("  {name}| {l}");
-                }
-            }
+        if self.on {
+            super::verify::print_result("", r);
         }
     }
 }

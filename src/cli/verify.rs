@@ -97,30 +97,34 @@ impl Observer for Progress<'_> {
         if let Some(pb) = self.spinner.take() {
             pb.finish_and_clear();
         }
-        if !self.on {
-            return;
+        if self.on {
+            print_result("obligation ", r);
         }
-        let how = if r.timed_out {
-            format!("killed after the {} s timeout", r.obligation.timeout_s)
-        } else {
-            match r.exit_code {
-                Some(c) => format!("exit {c}"),
-                None => "killed by a signal".into(),
-            }
-        };
-        let verdict = if r.passed() { "passed" } else { "FAILED" };
-        eprintln!(
-            "genesis: obligation {}: {verdict} ({how}, {:.2} s)",
-            r.obligation.id, r.seconds
-        );
-        if !r.passed() {
-            for (name, data) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
-                let text = String::from_utf8_lossy(data);
-                let lines: Vec<&str> = text.lines().collect();
-                let tail = &lines[lines.len().saturating_sub(20)..];
-                for l in tail {
-                    eprintln!("  {name}| {l}");
-                }
+    }
+}
+
+/// Prints how a command ended on standard error (`genesis: LABELid: passed (exit 0, 0.12 s)`),
+/// with the last 20 lines of each stream when it failed.
+pub fn print_result(label: &str, r: &CommandResult) {
+    let how = if r.timed_out {
+        format!("killed after the {} s timeout", r.obligation.timeout_s)
+    } else {
+        match r.exit_code {
+            Some(c) => format!("exit {c}"),
+            None => "killed by a signal".into(),
+        }
+    };
+    let verdict = if r.passed() { "passed" } else { "FAILED" };
+    eprintln!(
+        "genesis: {label}{}: {verdict} ({how}, {:.2} s)",
+        r.obligation.id, r.seconds
+    );
+    if !r.passed() {
+        for (name, data) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+            let text = String::from_utf8_lossy(data);
+            let lines: Vec<&str> = text.lines().collect();
+            for l in &lines[lines.len().saturating_sub(20)..] {
+                eprintln!("  {name}| {l}");
             }
         }
     }
@@ -155,20 +159,7 @@ pub fn emit_verified(
             lines_removed: impact.lines_removed,
         })?;
     } else {
-        let failed: Vec<String> = v
-            .record
-            .static_results
-            .iter()
-            .filter(|s| !s.passed)
-            .map(|s| s.id.clone())
-            .chain(
-                v.record
-                    .obligations
-                    .iter()
-                    .filter(|o| !o.passed)
-                    .map(|o| o.id.clone()),
-            )
-            .collect();
+        let failed: Vec<String> = v.record.failed_ids();
         events.emit(EventKind::Failed {
             code: genesis::events::codes::OBLIGATIONS_FAILED.into(),
             message: format!("obligations failed: {}", failed.join(", ")),
