@@ -343,7 +343,7 @@ impl Store {
     }
 
     /// Stores a snapshot document and its executable-bit sidecar. The blobs must already be
-    /// stored (see [`Store::store_snapshot_outcome`]).
+    /// stored (see [`Store::snapshot_into`]).
     ///
     /// # Errors
     /// [`StoreError::Io`] on file-system failure.
