@@ -623,8 +623,11 @@ pub fn snapshot_dir_using(
     let mut order: Vec<usize> = (0..scanned.files.len()).collect();
     order.sort_by_key(|i| std::cmp::Reverse(scanned.files[*i].bytes));
     let from_cache = std::sync::atomic::AtomicUsize::new(0);
+    // One file per task: rayon would otherwise hand the first (largest) quarter of the list to
+    // one worker as a single sequential chunk.
     let results: Vec<(usize, SnapshotFile)> = order
         .par_iter()
+        .with_max_len(1)
         .map(|&i| {
             let f = &scanned.files[i];
             if let Some(blob) = cache.lookup(f.path.as_str(), &f.stat)
@@ -667,8 +670,11 @@ pub fn snapshot_dir_using(
     let hashed: Vec<SnapshotFile> = hashed.into_iter().flatten().collect();
     if let Some(path) = &opts.stat_cache {
         let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started);
-        // A cache that cannot be written only costs speed next time.
-        let _ = fresh.save(path);
+        // Rewritten only when an entry changed; a cache that cannot be written only costs
+        // speed next time.
+        if fresh != cache {
+            let _ = fresh.save(path);
+        }
     }
     let from_cache = from_cache.into_inner();
     let executable = scanned

@@ -36,7 +36,7 @@ struct File {
 }
 
 /// A loaded stat cache.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StatCache {
     entries: HashMap<String, (StatKey, Digest)>,
 }
