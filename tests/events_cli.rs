@@ -178,3 +178,24 @@ fn unknown_dialect_creates_nothing() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!d.path().join(".genesis").exists());
 }
+
+#[test]
+fn unwritable_events_file_changes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[("genesis.json", MANIFEST), ("greeting.txt", b"hi\n")],
+    );
+    let o = run_in(
+        d.path(),
+        &[
+            "--events",
+            "/nonexistent-dir/events.jsonl",
+            "open",
+            "--session",
+            "x",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(!d.path().join(".genesis").exists());
+}

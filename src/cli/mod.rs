@@ -167,6 +167,17 @@ pub fn run() -> ExitCode {
         e.report(ctx.json);
         return ExitCode::from(e.code);
     }
+    // An events file that cannot be written is refused before anything changes.
+    if let Some(p) = cli.events.as_ref().filter(|p| p.as_os_str() != "-")
+        && let Err(e) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+    {
+        let e = CliError::io(format!("--events {}: {e}", p.display()));
+        e.report(ctx.json);
+        return ExitCode::from(e.code);
+    }
     let result = match &cli.command {
         Command::Init(a) => init::run(&ctx, a),
         Command::Snapshot(a) => snapshot::run(&ctx, a),
