@@ -376,14 +376,31 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, BptError> {
     if !violations.is_empty() {
         return Err(BptError::Invalid(violations));
     }
-    serde_json::from_value(doc).map_err(|e| {
+    let request: Request = serde_json::from_value(doc).map_err(|e| {
         BptError::BadRequest(redact_clip(
             &redactor,
             &format!("the request cannot be read: {e}"),
             400,
         ))
-    })
+    })?;
+    // A secret so short that it occurs inside ids, dates and field names cannot be redacted
+    // without corrupting every event (and would barely be hidden anyway).
+    if let Some(v) = request
+        .environment
+        .variables
+        .iter()
+        .find(|v| v.sensitive && v.value.chars().count() < MIN_SECRET_CHARS)
+    {
+        return Err(BptError::BadRequest(format!(
+            "environment variable {} is marked sensitive but its value has fewer than {MIN_SECRET_CHARS} characters; such a value cannot be redacted without corrupting the events",
+            v.key
+        )));
+    }
+    Ok(request)
 }
+
+/// Shortest value a variable marked `sensitive` may have.
+pub const MIN_SECRET_CHARS: usize = 8;
 
 /// Where the events go.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -362,6 +362,19 @@ impl Engine {
     /// # Errors
     /// [`StoreError::NotFound`] (says to run `genesis init`), [`StoreError::NotAStore`].
     pub fn new(workspace: Workspace, create_store: bool) -> Result<Engine, EngineError> {
+        Engine::with_wait(workspace, create_store, Duration::from_secs(10))
+    }
+
+    /// [`Engine::new`] with the time to wait for another process's store lock (also for the
+    /// recovery it runs first).
+    ///
+    /// # Errors
+    /// As [`Engine::new`].
+    pub fn with_wait(
+        workspace: Workspace,
+        create_store: bool,
+        lock_wait: Duration,
+    ) -> Result<Engine, EngineError> {
         let store = if create_store {
             workspace.init_store()?
         } else {
@@ -370,7 +383,7 @@ impl Engine {
         let mut engine = Engine {
             workspace,
             store,
-            lock_wait: Duration::from_secs(10),
+            lock_wait,
             recovered: RecoverOutcome::default(),
         };
         if !crate::journal::pending(&engine.store)?.is_empty() {
@@ -1153,6 +1166,30 @@ impl Engine {
         })
     }
 
+    /// Every path that another applied session changed (its base..current).
+    fn paths_applied_by_others(&self, id: &str) -> Result<BTreeSet<String>, EngineError> {
+        let mut out = BTreeSet::new();
+        for other in session::list(&self.store)? {
+            if other == id {
+                continue;
+            }
+            let Ok((s, st)) = session::load(&self.store, &other) else {
+                continue;
+            };
+            if s.status != Status::Applied {
+                continue;
+            }
+            let base = self.tree(&s.base_snapshot, st.base_executable())?;
+            let current = self.tree(&s.current_snapshot, st.current_executable())?;
+            out.extend(
+                changes(&base, &current)
+                    .into_iter()
+                    .map(|c| c.path.to_string()),
+            );
+        }
+        Ok(out)
+    }
+
     /// The acceptance record named by a verification must be in the store, be of the current
     /// snapshot and the base manifest, and say that every static rule and every obligation of
     /// that manifest passed — a session document edited by hand cannot skip verification.
@@ -1211,7 +1248,13 @@ impl Engine {
             let now = self.snapshot_cached(self.workspace.root(), &manifest)?;
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
             let base = self.tree(&session.base_snapshot, state.base_executable())?;
-            let list = changes(&now_tree, &base);
+            // Paths that another session applied since are that session's, not this agent's
+            // edits: they are left as they are.
+            let theirs = self.paths_applied_by_others(id)?;
+            let list: Vec<Change> = changes(&now_tree, &base)
+                .into_iter()
+                .filter(|c| !theirs.contains(c.path.as_str()))
+                .collect();
             for c in &list {
                 if let Some(reason) = forbidden_path(&c.path) {
                     return Err(EngineError::Unsafe {

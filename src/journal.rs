@@ -189,6 +189,48 @@ fn make_dirs(
     Ok(cur)
 }
 
+/// Before anything is touched: no directory on the way to any path may be a symbolic link,
+/// and none may be a file unless this change deletes that file.
+fn check_parents(root: &Path, journal: &Journal) -> Result<(), JournalError> {
+    let deleted: BTreeSet<&str> = journal
+        .ops
+        .iter()
+        .filter(|o| o.post.is_none())
+        .map(|o| o.path.as_str())
+        .collect();
+    for op in &journal.ops {
+        let comps: Vec<&str> = op.path.components().collect();
+        let mut cur = root.to_path_buf();
+        let mut rel = String::new();
+        for comp in &comps[..comps.len() - 1] {
+            cur.push(comp);
+            if !rel.is_empty() {
+                rel.push('/');
+            }
+            rel.push_str(comp);
+            match std::fs::symlink_metadata(&cur) {
+                Ok(md) if md.file_type().is_symlink() => {
+                    return Err(JournalError::Unsafe {
+                        path: rel,
+                        reason: "is a symbolic link; nothing is written or deleted through links"
+                            .into(),
+                    });
+                }
+                Ok(md) if md.is_dir() => {}
+                Ok(_) if deleted.contains(rel.as_str()) => break,
+                Ok(_) => {
+                    return Err(JournalError::Unsafe {
+                        path: rel,
+                        reason: "is a file where a directory is needed".into(),
+                    });
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    Ok(())
+}
+
 fn remove_stale_temps(root: &Path, journal: &Journal) {
     for (n, op) in journal.ops.iter().enumerate() {
         let name = temp_name(&journal.session, n);
@@ -224,6 +266,7 @@ pub fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
 /// [`JournalError::Io`] naming the path (`visible` says whether anything in the workspace had
 /// changed yet); [`JournalError::Unsafe`]; store errors for missing or corrupt post blobs.
 pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), JournalError> {
+    check_parents(root, journal)?;
     remove_stale_temps(root, journal);
     // Phase 1: stage.
     let mut staged: Vec<(usize, PathBuf)> = Vec::new();
@@ -382,6 +425,32 @@ pub fn pending(store: &Store) -> Result<Vec<Journal>, JournalError> {
             return Err(JournalError::Invalid {
                 path: p,
                 message: format!("schema {:?}", j.schema),
+            });
+        }
+        // A journal is input like any other: its session must be the one its name says, and
+        // its paths must be ones a session may write.
+        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if crate::session::SessionId::new(&j.session).is_err() || j.session != stem {
+            return Err(JournalError::Invalid {
+                path: p.clone(),
+                message: format!(
+                    "session {:?} is not a session id matching the file name",
+                    j.session
+                ),
+            });
+        }
+        if let Some(op) = j
+            .ops
+            .iter()
+            .find(|op| crate::engine::forbidden_path(&op.path).is_some())
+        {
+            return Err(JournalError::Invalid {
+                path: p.clone(),
+                message: format!(
+                    "path {}: {}",
+                    op.path,
+                    crate::engine::forbidden_path(&op.path).unwrap_or_default()
+                ),
             });
         }
         out.push(j);

@@ -288,3 +288,142 @@ fn missing_explicit_store_is_an_error() {
     let o = run_in(d.path(), &["--store", "/nonexistent/store", "snapshot"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+fn verified_session(r: &std::path::Path, id: &str, diff: &[u8]) {
+    ok(&run_in(r, &["open", "--session", id]));
+    ok(&common::genesis()
+        .current_dir(r)
+        .args(["patch", id, "-"])
+        .write_stdin(diff.to_vec())
+        .output()
+        .unwrap());
+    ok(&run_in(r, &["verify", id]));
+}
+
+#[test]
+fn a_journal_naming_git_or_another_session_is_refused() {
+    let d = ws();
+    let r = d.path();
+    std::fs::create_dir_all(r.join(".git")).unwrap();
+    std::fs::write(r.join(".git/config"), b"[core]\n").unwrap();
+    verified_session(r, "j", b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n");
+    let blob = genesis::Digest::of(b"b\n").to_string();
+    for (name, session, path) in [
+        ("j", "j", ".git/config"),
+        ("j", "other", "a.txt"),
+        ("j", "j", ".genesis/format"),
+    ] {
+        let journal = serde_json::json!({
+            "schema": "genesis/journal-v0.1", "session": session, "final_status": "applied",
+            "ops": [{"path": path, "pre": null, "post": {"blob": blob, "executable": true}}]
+        });
+        std::fs::write(
+            r.join(format!(".genesis/journal/{name}.json")),
+            journal.to_string(),
+        )
+        .unwrap();
+        let o = run_in(r, &["status"]);
+        assert_eq!(o.status.code(), Some(4), "{path}: {}", stderr(&o));
+        assert!(stderr(&o).contains("invalid journal"), "{}", stderr(&o));
+        assert_eq!(std::fs::read(r.join(".git/config")).unwrap(), b"[core]\n");
+        assert_eq!(std::fs::read(r.join("a.txt")).unwrap(), b"a\n");
+    }
+}
+
+#[test]
+fn in_place_abort_leaves_another_sessions_applied_change() {
+    let d = ws();
+    let r = d.path();
+    std::fs::write(r.join("c.txt"), b"orig\n").unwrap();
+    ok(&run_in(r, &["open", "--session", "a", "--in-place"]));
+    verified_session(
+        r,
+        "b",
+        b"--- a/c.txt\n+++ b/c.txt\n@@ -1 +1 @@\n-orig\n+fromB\n",
+    );
+    ok(&run_in(r, &["apply", "b"]));
+    std::fs::write(r.join("a.txt"), b"agent edit\n").unwrap();
+    ok(&run_in(r, &["abort", "a"]));
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"a\n",
+        "the agent's edit is undone"
+    );
+    assert_eq!(
+        std::fs::read(r.join("c.txt")).unwrap(),
+        b"fromB\n",
+        "b's applied change stays"
+    );
+}
+
+#[test]
+fn recovery_never_goes_through_a_link() {
+    let d = ws();
+    let r = d.path();
+    verified_session(
+        r,
+        "l",
+        b"--- a/keep/me.txt\n+++ b/keep/me.txt\n@@ -1 +1 @@\n-mine\n+changed\n",
+    );
+    // Crash just after the journal is durable (its write is steps 1-5).
+    let o = common::genesis()
+        .current_dir(r)
+        .args(["apply", "l"])
+        .env("GENESIS_FAULT", "6:abort")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), None);
+    assert!(
+        std::fs::read_dir(r.join(".genesis/journal"))
+            .unwrap()
+            .count()
+            > 0
+    );
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::rename(r.join("keep"), outside.path().join("keep")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("keep"), r.join("keep")).unwrap();
+    let o = run_in(r, &["recover"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("keep: refused: is a symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(outside.path().join("keep/me.txt")).unwrap(),
+        b"mine\n"
+    );
+    let names: Vec<String> = std::fs::read_dir(outside.path().join("keep"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["me.txt"],
+        "nothing staged or deleted through the link"
+    );
+}
+
+#[test]
+fn a_sensitive_value_too_short_to_redact_is_refused() {
+    let d = ws();
+    let mut req: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::repo_root().join("testdata/bpt/start.json")).unwrap(),
+    )
+    .unwrap();
+    let vars = req["environment"]["variables"].as_array_mut().unwrap();
+    vars.push(serde_json::json!({"key": "SHORT", "value": "bpt", "sensitive": true}));
+    let f = d.path().join("req.json");
+    std::fs::write(&f, req.to_string()).unwrap();
+    let o = run_in(
+        d.path(),
+        &["--worker-id", "worker-test", "bpt", f.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("SHORT is marked sensitive but its value has fewer than 8 characters"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.path().join(".genesis").exists());
+}

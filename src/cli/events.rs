@@ -9,6 +9,7 @@ use super::{CliError, Context};
 pub struct Events {
     sink: Option<EventSink>,
     session: String,
+    broken: bool,
 }
 
 impl Events {
@@ -17,6 +18,7 @@ impl Events {
         Events {
             sink: None,
             session: String::new(),
+            broken: false,
         }
     }
 
@@ -42,19 +44,27 @@ impl Events {
         Ok(Events {
             sink: Some(sink),
             session: session.to_owned(),
+            broken: false,
         })
     }
 
     /// Whether events are on.
     pub fn on(&self) -> bool {
-        self.sink.is_some()
+        self.sink.is_some() && !self.broken
     }
 
-    /// Emits one event (flushed at once).
+    /// Emits one event (flushed at once). A sink that stops accepting writes (a full disk) is
+    /// reported once on standard error and switched off: the command's own outcome, which may
+    /// already be committed, is not turned into a failure by its event stream.
     pub fn emit(&mut self, kind: EventKind) -> Result<(), CliError> {
-        if let Some(sink) = &mut self.sink {
-            sink.emit(&Event::now(self.session.clone(), kind))
-                .map_err(|e| CliError::io(format!("writing events: {e}")))?;
+        if self.broken {
+            return Ok(());
+        }
+        if let Some(sink) = &mut self.sink
+            && let Err(e) = sink.emit(&Event::now(self.session.clone(), kind))
+        {
+            eprintln!("genesis: warning: writing events failed, no more are written: {e}");
+            self.broken = true;
         }
         Ok(())
     }

@@ -208,7 +208,7 @@ pub fn run() -> ExitCode {
 /// The session engine for the workspace (creating the store when `create`), having finished
 /// any interrupted apply first (reported on standard error).
 pub fn engine(ctx: &Context, create: bool) -> Result<genesis::engine::Engine, CliError> {
-    let engine = genesis::engine::Engine::new(ctx.workspace(), create)?.with_lock_wait(ctx.wait());
+    let engine = genesis::engine::Engine::with_wait(ctx.workspace(), create, ctx.wait())?;
     for s in &engine.recovered().finished {
         eprintln!("genesis: finished the interrupted change of session {s} from its journal");
     }
