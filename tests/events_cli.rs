@@ -151,20 +151,6 @@ fn genesis_lines_are_valid() {
 }
 
 #[test]
-fn unknown_dialect_is_a_usage_error() {
-    let d = tempfile::tempdir().unwrap();
-    write_tree(
-        d.path(),
-        &[("genesis.json", MANIFEST), ("greeting.txt", b"hi\n")],
-    );
-    let o = run_in(
-        d.path(),
-        &["--events", "-", "--events-format", "xml", "open"],
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-}
-
-#[test]
 fn unknown_dialect_creates_nothing() {
     let d = tempfile::tempdir().unwrap();
     write_tree(
