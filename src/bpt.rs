@@ -858,15 +858,7 @@ impl Observer for Tee<'_> {
         self.human.obligation_output(id, stream, data);
     }
     fn obligation_finished(&mut self, r: &CommandResult, index: usize, total: usize) {
-        self.emit(EventKind::ObligationFinished {
-            id: r.obligation.id.clone(),
-            exit_code: r.exit_code,
-            timed_out: r.timed_out,
-            passed: r.passed(),
-            seconds: r.seconds,
-            index,
-            total,
-        });
+        self.emit(EventKind::obligation_finished(r, index, total));
         self.human.obligation_finished(r, index, total);
     }
 }

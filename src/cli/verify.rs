@@ -85,15 +85,7 @@ impl Observer for Progress<'_> {
         });
     }
     fn obligation_finished(&mut self, r: &CommandResult, index: usize, total: usize) {
-        self.emit(EventKind::ObligationFinished {
-            id: r.obligation.id.clone(),
-            exit_code: r.exit_code,
-            timed_out: r.timed_out,
-            passed: r.passed(),
-            seconds: r.seconds,
-            index,
-            total,
-        });
+        self.emit(EventKind::obligation_finished(r, index, total));
         if let Some(pb) = self.spinner.take() {
             pb.finish_and_clear();
         }

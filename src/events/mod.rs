@@ -158,6 +158,25 @@ pub enum EventKind {
     },
 }
 
+impl EventKind {
+    /// `ObligationFinished` for a command result: obligation `index` (0-based) of `total`.
+    pub fn obligation_finished(
+        r: &crate::obligation::CommandResult,
+        index: usize,
+        total: usize,
+    ) -> Self {
+        EventKind::ObligationFinished {
+            id: r.obligation.id.clone(),
+            exit_code: r.exit_code,
+            timed_out: r.timed_out,
+            passed: r.passed(),
+            seconds: r.seconds,
+            index,
+            total,
+        }
+    }
+}
+
 /// One event of one session at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
