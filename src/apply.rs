@@ -60,8 +60,12 @@ pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)
         let md = std::fs::symlink_metadata(&target);
         match (&c.old, md) {
             (None, Err(_)) => {}
-            (None, Ok(md))
-                if md.is_dir() && deleted.iter().any(|d| d.starts_with(&format!("{p}/"))) => {}
+            (None, Ok(md)) if md.is_dir() && !md.file_type().is_symlink() => {
+                // A directory the deletions must empty so the new file can take its place.
+                if let Some(reason) = foreign_entry(&target, p, &deleted) {
+                    out.push((p.to_owned(), reason));
+                }
+            }
             (None, Ok(_)) => out.push((
                 p.to_owned(),
                 "exists on disk, but the session adds it".into(),
@@ -98,4 +102,42 @@ pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)
     }
     out.sort();
     out
+}
+
+/// The first entry below the directory `dir` (workspace path `rel`) that is not a regular
+/// file listed in `deleted`, described as a conflict reason; `None` when deleting `deleted`
+/// leaves `dir` empty, so a file may replace it. A directory holding anything else (a file
+/// the snapshot rules leave out, a link, a file another session added) is never emptied by
+/// force: that would lose bytes nobody recorded.
+pub fn foreign_entry(dir: &Path, rel: &str, deleted: &BTreeSet<&str>) -> Option<String> {
+    for e in walkdir::WalkDir::new(dir).min_depth(1).follow_links(false) {
+        let e = match e {
+            Ok(e) => e,
+            Err(err) => return Some(format!("is a directory that cannot be read: {err}")),
+        };
+        if e.file_type().is_dir() {
+            continue;
+        }
+        let below = e
+            .path()
+            .strip_prefix(dir)
+            .ok()
+            .and_then(|p| p.to_str())
+            .map(|p| format!("{rel}/{p}"));
+        match below {
+            Some(b) if e.file_type().is_file() && deleted.contains(b.as_str()) => {}
+            Some(b) => {
+                return Some(format!(
+                    "is a directory holding {b}, which this change does not delete; the file cannot replace it"
+                ));
+            }
+            None => {
+                return Some(format!(
+                    "is a directory holding {}, which this change does not delete; the file cannot replace it",
+                    e.path().display()
+                ));
+            }
+        }
+    }
+    None
 }

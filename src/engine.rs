@@ -62,6 +62,14 @@ pub enum EngineError {
         /// Its status.
         status: Status,
     },
+    /// `restore` of a session that is not aborted, or whose abort saved nothing.
+    #[error("session {id}: nothing to restore: {reason}")]
+    NothingToRestore {
+        /// The session.
+        id: String,
+        /// Why.
+        reason: String,
+    },
     /// `apply` without a passing verification of the current snapshot.
     #[error("session {id} cannot be applied: {reason}")]
     NotVerified {
@@ -414,7 +422,7 @@ impl Engine {
         Ok(crate::journal::recover(&self.store, self.workspace.root())?)
     }
 
-    fn run_journal(&self, journal: &Journal) -> Result<(), EngineError> {
+    pub(crate) fn run_journal(&self, journal: &Journal) -> Result<(), EngineError> {
         crate::journal::begin(&self.store, journal)?;
         if let Err(e) = crate::journal::execute(&self.store, self.workspace.root(), journal) {
             if matches!(e, JournalError::Io { visible: false, .. }) {
@@ -436,11 +444,11 @@ impl Engine {
         &self.workspace
     }
 
-    fn lock(&self) -> Result<StoreLock, EngineError> {
+    pub(crate) fn lock(&self) -> Result<StoreLock, EngineError> {
         Ok(self.store.lock(self.lock_wait)?)
     }
 
-    fn snapshot_options(&self, manifest: &Manifest) -> SnapshotOptions {
+    pub(crate) fn snapshot_options(&self, manifest: &Manifest) -> SnapshotOptions {
         let mut o = SnapshotOptions {
             exclude: manifest.exclude.clone(),
             store_dir: Some(self.workspace.store_dir().to_path_buf()),
@@ -453,7 +461,7 @@ impl Engine {
     }
 
     /// A snapshot of `dir` that uses the stat cache (nothing is stored).
-    fn snapshot_cached(
+    pub(crate) fn snapshot_cached(
         &self,
         dir: &Path,
         manifest: &Manifest,
@@ -463,7 +471,7 @@ impl Engine {
         Ok(snapshot_dir(dir, &opts)?)
     }
 
-    fn manifest_of(
+    pub(crate) fn manifest_of(
         &self,
         state: &SessionState,
         session: &Session,
@@ -478,7 +486,7 @@ impl Engine {
         )?)
     }
 
-    fn tree(
+    pub(crate) fn tree(
         &self,
         identity: &Digest,
         executable: BTreeSet<WorkspacePath>,
@@ -487,7 +495,7 @@ impl Engine {
         Ok(Tree::from_parts(&self.store, snapshot, executable))
     }
 
-    fn load_open(&self, id: &str) -> Result<(Session, SessionState), EngineError> {
+    pub(crate) fn load_open(&self, id: &str) -> Result<(Session, SessionState), EngineError> {
         let (s, st) = session::load(&self.store, id)?;
         if s.status != Status::Open {
             return Err(EngineError::NotOpen {
@@ -556,6 +564,7 @@ impl Engine {
             logs: Vec::new(),
             in_place: opts.in_place,
             events: Default::default(),
+            saved: None,
         };
         if let Some(dir) = &opts.checkout {
             materialize(
@@ -566,6 +575,7 @@ impl Engine {
                 &MaterializeOptions {
                     durable: false,
                     snapshot: self.snapshot_options(&manifest),
+                    modes_from: Some(self.workspace.root().to_path_buf()),
                 },
             )?;
         }
@@ -597,7 +607,7 @@ impl Engine {
         Ok(())
     }
 
-    fn check_checkout_dir(&self, dir: &Path) -> Result<(), EngineError> {
+    pub(crate) fn check_checkout_dir(&self, dir: &Path) -> Result<(), EngineError> {
         if let Ok(md) = std::fs::symlink_metadata(dir) {
             if !md.is_dir() {
                 return Err(EngineError::Invalid(format!(
@@ -931,6 +941,7 @@ impl Engine {
         let mut mopts = MaterializeOptions {
             durable: false,
             snapshot: self.snapshot_options(&manifest),
+            modes_from: Some(self.workspace.root().to_path_buf()),
         };
         mopts.snapshot.exclude.push(format!("/{WORKDIR_MARKER}"));
         materialize(
@@ -1167,7 +1178,10 @@ impl Engine {
     }
 
     /// Every path that another applied session changed (its base..current).
-    fn paths_applied_by_others(&self, id: &str) -> Result<BTreeSet<String>, EngineError> {
+    pub(crate) fn paths_applied_by_others(
+        &self,
+        id: &str,
+    ) -> Result<BTreeSet<String>, EngineError> {
         let mut out = BTreeSet::new();
         for other in session::list(&self.store)? {
             if other == id {
@@ -1232,55 +1246,6 @@ impl Engine {
             )));
         }
         Ok(())
-    }
-
-    /// Aborts the session: status becomes `aborted`, the workspace is not touched, and a
-    /// directory made by `open --checkout` is removed.
-    ///
-    /// # Errors
-    /// [`EngineError::NotOpen`]; store errors.
-    pub fn abort(&self, id: &str) -> Result<Session, EngineError> {
-        let _lock = self.lock()?;
-        let (mut session, state) = self.load_open(id)?;
-        if state.in_place {
-            // Restore the base: every path that differs now goes back, journaled.
-            let manifest = self.manifest_of(&state, &session)?;
-            let now = self.snapshot_cached(self.workspace.root(), &manifest)?;
-            let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
-            let base = self.tree(&session.base_snapshot, state.base_executable())?;
-            // Paths that another session applied since are that session's, not this agent's
-            // edits: they are left as they are.
-            let theirs = self.paths_applied_by_others(id)?;
-            let list: Vec<Change> = changes(&now_tree, &base)
-                .into_iter()
-                .filter(|c| !theirs.contains(c.path.as_str()))
-                .collect();
-            for c in &list {
-                if let Some(reason) = forbidden_path(&c.path) {
-                    return Err(EngineError::Unsafe {
-                        path: c.path.to_string(),
-                        reason: reason.into(),
-                    });
-                }
-            }
-            let journal = Journal {
-                schema: crate::journal::JOURNAL_SCHEMA.into(),
-                session: id.to_owned(),
-                final_status: Status::Aborted,
-                ops: list.iter().map(journal_op).collect(),
-            };
-            self.run_journal(&journal)?;
-            session.status = Status::Aborted;
-            return Ok(session);
-        }
-        session.status = Status::Aborted;
-        session::save(&self.store, &session, &state)?;
-        if let Some(dir) = &state.checkout
-            && dir.is_dir()
-        {
-            std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
-        }
-        Ok(session)
     }
 
     /// The size of the session's change from base to current (reads the changed blobs).
@@ -1392,7 +1357,7 @@ impl Engine {
     }
 }
 
-fn journal_op(c: &Change) -> JournalOp {
+pub(crate) fn journal_op(c: &Change) -> JournalOp {
     let state = |s: &crate::diff::Side| FileState {
         blob: s.file.blob,
         executable: s.executable,

@@ -217,7 +217,11 @@ fn check_parents(root: &Path, journal: &Journal) -> Result<(), JournalError> {
                     });
                 }
                 Ok(md) if md.is_dir() => {}
-                Ok(_) if deleted.contains(rel.as_str()) => break,
+                // A file this change deletes (not yet deleted), or a file above a path this
+                // change deletes: that path cannot exist, so its deletion is already done. The
+                // second case is the state a directory↔file swap reaches once the new file is
+                // in place; without it, a re-run (recovery) could never finish.
+                Ok(_) if deleted.contains(rel.as_str()) || op.post.is_none() => break,
                 Ok(_) => {
                     return Err(JournalError::Unsafe {
                         path: rel,
@@ -281,11 +285,13 @@ pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), Jour
             let stage_dir = if real_dir(parent) { parent } else { root };
             let tmp = stage_dir.join(temp_name(&journal.session, n));
             point(&format!("create {}", tmp.display())).map_err(io(&tmp, false))?;
-            let mode = if post.executable { 0o755 } else { 0o644 };
+            // The file there keeps its permission bits (only the recorded executable bit
+            // changes); a new file gets the umask's default (crate::fsmode).
+            let mode = crate::fsmode::for_path(&target, post.executable);
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
-                .mode(mode)
+                .mode(0o600)
                 .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
                 .open(&tmp)
                 .map_err(io(&tmp, false))?;

@@ -10,6 +10,7 @@
 //! (git-style diffs between trees), [`check`] (does a tree match an expected snapshot),
 //! [`schema`] (the bundled JSON Schemas), [`workspace`] (a workspace with its store and
 //! manifest).
+pub mod abort;
 pub mod apply;
 pub mod bpt;
 pub mod check;
@@ -17,6 +18,7 @@ pub mod diff;
 pub mod engine;
 pub mod events;
 pub mod fault;
+pub mod fsmode;
 pub mod hash;
 pub mod journal;
 pub mod manifest;

@@ -23,6 +23,11 @@ pub struct MaterializeOptions {
     pub durable: bool,
     /// Snapshot rules for telling members from ignored files. Default: [`SnapshotOptions::default`].
     pub snapshot: SnapshotOptions,
+    /// The workspace the snapshot came from: a file written here gets the permission bits of
+    /// the same path in that directory ([`crate::fsmode::for_existing`]), so nothing is more
+    /// readable than in the workspace; a path not there gets the umask's default. `None`:
+    /// the file being replaced in the target directory gives the bits, as in `apply`.
+    pub modes_from: Option<PathBuf>,
 }
 
 /// What [`materialize`] did.
@@ -75,6 +80,9 @@ pub fn materialize(
     opts: &MaterializeOptions,
 ) -> Result<MaterializeOutcome, MaterializeError> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
+    // Checkouts and scratch directories are private: the obligations and the agent may read
+    // files the workspace keeps from other users.
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io(dir))?;
     let present = scan(dir, &opts.snapshot)?;
     let mut outcome = MaterializeOutcome::default();
     let wanted: BTreeSet<&str> = snapshot.files().iter().map(|f| f.path.as_str()).collect();
@@ -109,7 +117,11 @@ pub fn materialize(
                 std::fs::remove_file(&target).map_err(io(&target))?;
             }
         }
-        write_blob(store, &f.blob, &parent, &target, exec, opts.durable)?;
+        let mode = match &opts.modes_from {
+            Some(ws) => crate::fsmode::for_path(&f.path.to_fs_path(ws), exec),
+            None => crate::fsmode::for_path(&target, exec),
+        };
+        write_blob(store, &f.blob, &parent, &target, mode, opts.durable)?;
         touched_dirs.insert(parent);
         outcome.written += 1;
     }
@@ -140,8 +152,8 @@ fn prepare_parent(root: &Path, path: &WorkspacePath) -> Result<PathBuf, Material
     Ok(cur)
 }
 
-/// Writes the object `blob` to `target` through a temp file in `parent`, with the executable
-/// bit as given (mode 0755 or 0644), renamed into place.
+/// Writes the object `blob` to `target` through a temp file in `parent` (created `0600`), with
+/// the permission bits `mode` (see [`crate::fsmode`]), renamed into place.
 ///
 /// # Errors
 /// Store read errors (missing or corrupt object) and write errors naming `target`.
@@ -150,7 +162,7 @@ pub fn write_blob(
     blob: &crate::hash::Digest,
     parent: &Path,
     target: &Path,
-    executable: bool,
+    mode: u32,
     durable: bool,
 ) -> Result<(), MaterializeError> {
     let mut tmp = tempfile::Builder::new()
@@ -162,7 +174,6 @@ pub fn write_blob(
         store.copy_object_named(blob, &mut w, Some(target))?;
         w.flush().map_err(io(target))?;
     }
-    let mode = if executable { 0o755 } else { 0o644 };
     tmp.as_file()
         .set_permissions(std::fs::Permissions::from_mode(mode))
         .map_err(io(target))?;

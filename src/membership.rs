@@ -57,11 +57,25 @@ pub fn left_out<E>(
     exclude: &[String],
     read: impl Fn(&SnapshotFile) -> Result<Vec<u8>, E>,
 ) -> Result<Vec<LeftOut>, E> {
+    left_out_files(snapshot.files(), exclude, read)
+}
+
+/// [`left_out`] of a list of files (sorted by path, no path twice) that need not fit in a
+/// v0.1 snapshot document: for example a base snapshot together with the files an agent
+/// added, to ask which of them the base's rules leave out.
+///
+/// # Errors
+/// Whatever `read` returns for an ignore file.
+pub fn left_out_files<E>(
+    files: &[SnapshotFile],
+    exclude: &[String],
+    read: impl Fn(&SnapshotFile) -> Result<Vec<u8>, E>,
+) -> Result<Vec<LeftOut>, E> {
     let mut m = Matchers {
         by_dir: BTreeMap::new(),
         exclude: None,
     };
-    for f in snapshot.files() {
+    for f in files {
         let name = f.path.file_name();
         if name != ".gitignore" && name != ".genesisignore" {
             continue;
@@ -83,7 +97,7 @@ pub fn left_out<E>(
         m.exclude = ob.build().ok();
     }
     let mut out = Vec::new();
-    for f in snapshot.files() {
+    for f in files {
         let comps: Vec<&str> = f.path.components().collect();
         for k in 1..=comps.len() {
             let rel = comps[..k].join("/");

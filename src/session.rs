@@ -198,6 +198,36 @@ pub struct SessionState {
     /// Event sequence counters of each dialect, so numbering continues across processes.
     #[serde(default)]
     pub events: crate::events::EventCounters,
+    /// What `abort` saved before removing or overwriting files no patch recorded; `genesis
+    /// restore` brings them back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved: Option<SavedWork>,
+}
+
+/// The work `abort` saved into the store (DESIGN: "Abort never loses a byte").
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedWork {
+    /// Identity of the stored snapshot of the tree abort found (the workspace of an in-place
+    /// session, the checkout directory of a `--checkout` session), just before it changed it.
+    pub snapshot: Digest,
+    /// Executable bits of that snapshot.
+    pub executable: BTreeSet<WorkspacePath>,
+    /// The files abort removed or overwrote whose content no patch of the session recorded,
+    /// sorted by path. Their blobs are in the store.
+    pub files: Vec<SavedFile>,
+}
+
+/// One file `abort` saved.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedFile {
+    /// The path (relative to the workspace or the checkout directory).
+    pub path: WorkspacePath,
+    /// Hex SHA-256 of its bytes; the blob is in the store.
+    pub blob: Digest,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its executable bit.
+    pub executable: bool,
 }
 
 impl SessionState {

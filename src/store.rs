@@ -490,6 +490,17 @@ impl Store {
     /// Reads `source` once: hashes it while writing it to a temp file in `tmp/`, then moves it
     /// to `objects/ab/cdef…` unless that object exists. Returns the digest, the length, and the
     /// object directory when the object was added.
+    /// Copies the regular file `source` into the store (read once, hashed on the way; kept
+    /// only if the object was missing). Returns its blob (hex SHA-256 of the bytes) and size
+    /// in bytes.
+    ///
+    /// # Errors
+    /// [`StoreError::Io`] naming `source` or the object written.
+    pub fn ingest_file(&self, source: &Path) -> Result<(Digest, u64), StoreError> {
+        let (d, n, _) = self.ingest(source)?;
+        Ok((d, n))
+    }
+
     fn ingest(&self, source: &Path) -> Result<(Digest, u64, Option<PathBuf>), StoreError> {
         let mut input = crate::snapshot::open_regular(source).map_err(|e| StoreError::Io {
             path: source.into(),

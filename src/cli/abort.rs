@@ -1,28 +1,88 @@
-//! `genesis abort SESSION`: throw the session away.
+//! `genesis abort SESSION`: throw the session away, saving every unrecorded file first.
 
 use super::{CliError, Context};
+use genesis::abort::{AbortAction, AbortOptions, AbortOutcome};
 
 /// Arguments of `genesis abort`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The session id.
     session: String,
+    /// List what abort would change and save; change nothing.
+    #[arg(long)]
+    dry_run: bool,
 }
 
-/// Aborts; the workspace is not touched.
+/// Aborts: an in-place session's workspace goes back to the base, a checkout directory's
+/// files are removed; files no patch recorded are stored first and listed.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
-    let session = super::events::with_events(ctx, &engine, &args.session, |events| {
-        let session = engine.abort(&args.session)?;
-        events.emit(genesis::events::EventKind::Aborted {
-            reason: "aborted by request".into(),
-        })?;
-        Ok(session)
-    })?;
-    if ctx.json {
-        super::print_json(&serde_json::json!({ "session": session }));
+    let opts = AbortOptions {
+        dry_run: args.dry_run,
+    };
+    let outcome = if args.dry_run {
+        engine.abort_with(&args.session, &opts)?
     } else {
-        crate::outln!("aborted session {}", session.session);
-    }
+        super::events::with_events(ctx, &engine, &args.session, |events| {
+            let outcome = engine.abort_with(&args.session, &opts)?;
+            events.emit(genesis::events::EventKind::Aborted {
+                reason: "aborted by request".into(),
+            })?;
+            Ok(outcome)
+        })?
+    };
+    print(ctx, &outcome);
     Ok(0)
+}
+
+fn print(ctx: &Context, o: &AbortOutcome) {
+    let id = &o.session.session;
+    if ctx.json {
+        super::print_json(&serde_json::json!({
+            "session": o.session,
+            "dry_run": !o.written,
+            "steps": o.steps,
+            "saved": o.saved,
+            "checkout": o.checkout,
+            "checkout_kept": o.checkout_kept,
+            "restore_command": (!o.saved.is_empty()).then(|| format!("genesis restore {id}")),
+        }));
+        return;
+    }
+    if !o.written {
+        crate::outln!("abort {id} would change {} path(s):", o.steps.len());
+        for s in &o.steps {
+            let what = match s.action {
+                AbortAction::Restore => "restore",
+                AbortAction::Delete => "delete ",
+                AbortAction::Create => "create ",
+            };
+            let saved = if s.saved {
+                "  (unrecorded: saved first)"
+            } else {
+                ""
+            };
+            crate::outln!("  {what} {}{saved}", s.path);
+        }
+        return;
+    }
+    if !o.saved.is_empty() {
+        crate::outln!(
+            "saved {} file(s) that no patch recorded before removing or overwriting them:",
+            o.saved.len()
+        );
+        for f in &o.saved {
+            crate::outln!("  {} ({} bytes, blob {})", f.path, f.bytes, f.blob);
+        }
+        crate::outln!("bring them back with: genesis restore {id}");
+    }
+    if let Some(dir) = &o.checkout
+        && o.checkout_kept
+    {
+        crate::outln!(
+            "kept {}: it still holds files the snapshot rules leave out",
+            dir.display()
+        );
+    }
+    crate::outln!("aborted session {id}");
 }

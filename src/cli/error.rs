@@ -131,7 +131,8 @@ impl From<EngineError> for CliError {
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
             | EngineError::SessionMoved { .. }
-            | EngineError::Conflict { .. } => 3,
+            | EngineError::Conflict { .. }
+            | EngineError::NothingToRestore { .. } => 3,
             EngineError::Journal(j) => return j.into(),
             EngineError::Materialize(_) | EngineError::Io { .. } | EngineError::Interrupted(_) => 4,
         };

@@ -12,6 +12,7 @@ mod open;
 mod patch;
 mod recover;
 mod replay;
+mod restore;
 mod snapshot;
 mod status;
 mod validate;
@@ -78,8 +79,11 @@ enum Command {
     Verify(verify::Args),
     /// Write a verified session into the workspace, atomically.
     Apply(apply::Args),
-    /// Throw a session away; the workspace is not touched.
+    /// Throw a session away: an in-place workspace goes back to the base, a checkout is
+    /// removed; files no patch recorded are saved first (`genesis restore` brings them back).
     Abort(abort::Args),
+    /// Bring back the files `abort` saved.
+    Restore(restore::Args),
     /// Show a session, or list all sessions.
     Status(status::Args),
     /// Re-derive every patch's after_snapshot from the stored patch texts.
@@ -189,6 +193,7 @@ pub fn run() -> ExitCode {
         Command::Verify(a) => verify::run(&ctx, a),
         Command::Apply(a) => apply::run(&ctx, a),
         Command::Abort(a) => abort::run(&ctx, a),
+        Command::Restore(a) => restore::run(&ctx, a),
         Command::Status(a) => status::run(&ctx, a),
         Command::Replay(a) => replay::run(&ctx, a),
         Command::Recover(a) => recover::run(&ctx, a),

@@ -1,0 +1,594 @@
+//! `abort` and `restore`: throwing a session away without losing a byte (DESIGN: "Abort never
+//! loses a byte").
+//!
+//! Rules:
+//! - **In-place session**: abort puts every member path back to the base snapshot, through
+//!   the journal (as `apply` writes). Before anything changes, the workspace is snapshotted
+//!   into the store, and every file abort will remove or overwrite whose content (blob and
+//!   executable bit) is not the one the session's current snapshot records — an edit made
+//!   after the last `patch`, a file never recorded — is listed in the session state
+//!   ([`SavedWork`]). Paths that the **base** snapshot's rules leave out (a file hidden by
+//!   `.gitignore` in the base, even if the agent emptied that `.gitignore`) are never touched.
+//!   Paths another applied session changed are left as they are.
+//! - **`--checkout` session**: the checkout directory is snapshotted into the store the same
+//!   way; its member files are removed, and the directories they leave empty; files the
+//!   snapshot rules leave out (`target/`, ignored output) stay, and so does the directory then.
+//! - A directory that must become a file again but holds anything the abort does not remove
+//!   (an ignored file) is a conflict: exit 3, nothing changed.
+//! - `restore SESSION` writes the saved files back: into the workspace of an in-place session
+//!   (each path must still be as abort left it, else exit 3 and nothing written), into the
+//!   checkout directory of a checkout session (it must hold no member file), or with `--to
+//!   DIR` the whole saved snapshot into a new or empty directory.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::diff::{Change, Tree, changes};
+use crate::engine::{Engine, EngineError, journal_op};
+use crate::hash::Digest;
+use crate::journal::{FileState, Journal, JournalOp};
+use crate::materialize::{MaterializeOptions, materialize};
+use crate::path::WorkspacePath;
+use crate::session::{self, SavedFile, SavedWork, Session, SessionState, Status};
+use crate::snapshot::{SnapshotFile, SnapshotOutcome, snapshot_dir};
+
+/// Options of [`Engine::abort_with`].
+#[derive(Debug, Clone, Default)]
+pub struct AbortOptions {
+    /// Compute and report what would change; change nothing (not even the store).
+    pub dry_run: bool,
+}
+
+/// What abort does to one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbortAction {
+    /// The file goes back to its base content or executable bit.
+    Restore,
+    /// The file is removed (the base did not have it).
+    Delete,
+    /// The file is written back (the base had it; it is missing or hidden now).
+    Create,
+}
+
+/// One path abort changes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AbortStep {
+    /// The path, relative to the workspace (in-place) or the checkout directory.
+    pub path: WorkspacePath,
+    /// What happens to it.
+    pub action: AbortAction,
+    /// Whether its current content is saved first because no patch recorded it.
+    pub saved: bool,
+}
+
+/// What [`Engine::abort_with`] did (or, with `dry_run`, would do).
+#[derive(Debug, Clone)]
+pub struct AbortOutcome {
+    /// The session (status `aborted` unless `dry_run`).
+    pub session: Session,
+    /// Every path changed, sorted.
+    pub steps: Vec<AbortStep>,
+    /// The files saved into the store first (no patch recorded their content).
+    pub saved: Vec<SavedFile>,
+    /// The checkout directory, when one was made.
+    pub checkout: Option<PathBuf>,
+    /// Whether the checkout directory was kept because files the snapshot rules leave out
+    /// are still in it.
+    pub checkout_kept: bool,
+    /// Whether anything was written (false for `dry_run`).
+    pub written: bool,
+}
+
+/// Options of [`Engine::restore`].
+#[derive(Debug, Clone, Default)]
+pub struct RestoreOptions {
+    /// Report, write nothing.
+    pub dry_run: bool,
+    /// Write the whole saved snapshot into this new or empty directory instead.
+    pub to: Option<PathBuf>,
+}
+
+/// What [`Engine::restore`] did.
+#[derive(Debug, Clone)]
+pub struct RestoreOutcome {
+    /// Where the files went.
+    pub target: PathBuf,
+    /// Paths written (or, with `dry_run`, to be written).
+    pub written: Vec<WorkspacePath>,
+    /// Paths that already held their saved content.
+    pub unchanged: Vec<WorkspacePath>,
+}
+
+fn state_of(side: &crate::diff::Side) -> FileState {
+    FileState {
+        blob: side.file.blob,
+        executable: side.executable,
+    }
+}
+
+/// What stands at a path on disk.
+enum OnDisk {
+    /// Nothing.
+    Absent,
+    /// A regular file: blob (hex SHA-256), size in bytes, executable bit.
+    File(Digest, u64, bool),
+    /// A link, a directory or a special file.
+    Other,
+}
+
+/// The entry at `path`, never followed through a link; a regular file is hashed (and copied
+/// into the store when `store` is set).
+fn on_disk(engine: &Engine, path: &Path, store: bool) -> Result<OnDisk, EngineError> {
+    let md = match std::fs::symlink_metadata(path) {
+        Ok(md) => md,
+        Err(_) => return Ok(OnDisk::Absent),
+    };
+    if !md.is_file() {
+        return Ok(OnDisk::Other);
+    }
+    let exec = md.permissions().mode() & 0o100 != 0;
+    let (blob, bytes) = if store {
+        engine.store().ingest_file(path)?
+    } else {
+        crate::snapshot::hash_file(path)?
+    };
+    Ok(OnDisk::File(blob, bytes, exec))
+}
+
+impl Engine {
+    /// Aborts session `id` with default options; see [`Engine::abort_with`].
+    ///
+    /// # Errors
+    /// As [`Engine::abort_with`].
+    pub fn abort(&self, id: &str) -> Result<Session, EngineError> {
+        Ok(self.abort_with(id, &AbortOptions::default())?.session)
+    }
+
+    /// Aborts the session: status becomes `aborted`; an in-place session's workspace goes back
+    /// to the base; a checkout directory's member files are removed. Every file removed or
+    /// overwritten whose content no patch recorded is stored first and listed (module docs).
+    ///
+    /// # Errors
+    /// [`EngineError::NotOpen`]; [`EngineError::Conflict`] when a directory that must become a
+    /// file again holds files abort does not remove, or a path holds something other than a
+    /// regular file (nothing changed then); [`EngineError::Unsafe`]; store, snapshot and
+    /// journal errors.
+    pub fn abort_with(&self, id: &str, opts: &AbortOptions) -> Result<AbortOutcome, EngineError> {
+        let _lock = self.lock()?;
+        let (session, state) = self.load_open(id)?;
+        if state.in_place {
+            self.abort_in_place(id, session, state, opts)
+        } else {
+            self.abort_checkout(session, state, opts)
+        }
+    }
+
+    fn snapshot_for_abort(
+        &self,
+        dir: &Path,
+        manifest: &crate::manifest::Manifest,
+        dry_run: bool,
+    ) -> Result<SnapshotOutcome, EngineError> {
+        if dry_run {
+            let opts = self.snapshot_options(manifest);
+            return Ok(snapshot_dir(dir, &opts)?);
+        }
+        let opts = self.snapshot_options(manifest);
+        let (outcome, _) = self.store().snapshot_into(dir, &opts)?;
+        Ok(outcome)
+    }
+
+    fn abort_in_place(
+        &self,
+        id: &str,
+        mut session: Session,
+        mut state: SessionState,
+        opts: &AbortOptions,
+    ) -> Result<AbortOutcome, EngineError> {
+        let root = self.workspace().root().to_path_buf();
+        let manifest = self.manifest_of(&state, &session)?;
+        let now = self.snapshot_for_abort(&root, &manifest, opts.dry_run)?;
+        let now_tree = Tree::from_parts(self.store(), now.snapshot.clone(), now.executable.clone());
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        // Paths that another session applied since are that session's, not this agent's.
+        let theirs = self.paths_applied_by_others(id)?;
+        let mut list: Vec<Change> = changes(&now_tree, &base)
+            .into_iter()
+            .filter(|c| !theirs.contains(c.path.as_str()))
+            .collect();
+        // Files the base's rules leave out are never touched, whatever the ignore files say
+        // now (an agent that empties .gitignore does not make abort delete secret.env).
+        let added: Vec<&Change> = list.iter().filter(|c| c.new.is_none()).collect();
+        if !added.is_empty() {
+            let mut files: BTreeMap<&str, SnapshotFile> = base
+                .snapshot
+                .files()
+                .iter()
+                .map(|f| (f.path.as_str(), f.clone()))
+                .collect();
+            for c in &added {
+                if let Some(o) = &c.old {
+                    files.insert(c.path.as_str(), o.file.clone());
+                }
+            }
+            let in_base: BTreeSet<&str> = base
+                .snapshot
+                .files()
+                .iter()
+                .map(|f| f.path.as_str())
+                .collect();
+            let files: Vec<SnapshotFile> = files.into_values().collect();
+            let left = crate::membership::left_out_files(&files, &manifest.exclude, |f| {
+                if in_base.contains(f.path.as_str()) {
+                    self.store().read_object(&f.blob)
+                } else {
+                    Ok(Vec::new())
+                }
+            })?;
+            let left: BTreeSet<String> = left.into_iter().map(|l| l.path).collect();
+            list.retain(|c| !(c.new.is_none() && left.contains(c.path.as_str())));
+        }
+        for c in &list {
+            if let Some(reason) = crate::engine::forbidden_path(&c.path) {
+                return Err(EngineError::Unsafe {
+                    path: c.path.to_string(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        // What is on disk at each path: the snapshot's entry, or, for a path the snapshot
+        // rules hide now, the file itself.
+        let deleted: BTreeSet<&str> = list
+            .iter()
+            .filter(|c| c.new.is_none())
+            .map(|c| c.path.as_str())
+            .collect();
+        let mut conflicts = Vec::new();
+        let mut ops: Vec<JournalOp> = Vec::new();
+        let mut steps = Vec::new();
+        let mut saved = Vec::new();
+        for c in &list {
+            let target = c.path.to_fs_path(&root);
+            let on_disk: Option<(Digest, u64, bool)> = match &c.old {
+                Some(o) => Some((o.file.blob, o.file.bytes, o.executable)),
+                None => match std::fs::symlink_metadata(&target) {
+                    Ok(md) if md.is_dir() && !md.file_type().is_symlink() => {
+                        if let Some(r) =
+                            crate::apply::foreign_entry(&target, c.path.as_str(), &deleted)
+                        {
+                            conflicts.push((c.path.to_string(), r));
+                        }
+                        None
+                    }
+                    _ => match on_disk(self, &target, !opts.dry_run)? {
+                        OnDisk::Absent => None,
+                        OnDisk::File(b, n, x) => Some((b, n, x)),
+                        OnDisk::Other => {
+                            conflicts.push((
+                                c.path.to_string(),
+                                "is not a regular file on disk; abort does not replace it".into(),
+                            ));
+                            None
+                        }
+                    },
+                },
+            };
+            let post = c.new.as_ref().map(state_of);
+            if let (Some((blob, _, exec)), Some(p)) = (on_disk, post)
+                && p.blob == blob
+                && p.executable == exec
+            {
+                continue; // already at the base
+            }
+            let recorded = match (on_disk, current.snapshot.get(c.path.as_str())) {
+                (None, _) => true,
+                (Some((blob, _, exec)), Some(f)) => {
+                    f.blob == blob && current.is_executable(&c.path) == exec
+                }
+                (Some(_), None) => false,
+            };
+            if let (Some((blob, bytes, executable)), false) = (on_disk, recorded) {
+                saved.push(SavedFile {
+                    path: c.path.clone(),
+                    blob,
+                    bytes,
+                    executable,
+                });
+            }
+            steps.push(AbortStep {
+                path: c.path.clone(),
+                action: match (on_disk, post) {
+                    (_, None) => AbortAction::Delete,
+                    (None, Some(_)) => AbortAction::Create,
+                    (Some(_), Some(_)) => AbortAction::Restore,
+                },
+                saved: !recorded,
+            });
+            let mut op = journal_op(c);
+            op.pre = on_disk.map(|(blob, _, executable)| FileState { blob, executable });
+            ops.push(op);
+        }
+        if !conflicts.is_empty() {
+            conflicts.sort();
+            return Err(EngineError::Conflict {
+                id: id.into(),
+                conflicts,
+            });
+        }
+        if opts.dry_run {
+            return Ok(AbortOutcome {
+                session,
+                steps,
+                saved,
+                checkout: None,
+                checkout_kept: false,
+                written: false,
+            });
+        }
+        // The saved list is durable before the journal starts: a crash from here on leaves
+        // the list, and the blobs are in the store.
+        state.saved = Some(SavedWork {
+            snapshot: now.snapshot.identity(),
+            executable: now.executable.clone(),
+            files: saved.clone(),
+        });
+        session::save(self.store(), &session, &state)?;
+        let journal = Journal {
+            schema: crate::journal::JOURNAL_SCHEMA.into(),
+            session: id.to_owned(),
+            final_status: Status::Aborted,
+            ops,
+        };
+        self.run_journal(&journal)?;
+        session.status = Status::Aborted;
+        Ok(AbortOutcome {
+            session,
+            steps,
+            saved,
+            checkout: None,
+            checkout_kept: false,
+            written: true,
+        })
+    }
+
+    fn abort_checkout(
+        &self,
+        mut session: Session,
+        mut state: SessionState,
+        opts: &AbortOptions,
+    ) -> Result<AbortOutcome, EngineError> {
+        let mut steps = Vec::new();
+        let mut saved = Vec::new();
+        let mut members: Vec<PathBuf> = Vec::new();
+        let dir = state.checkout.clone().filter(|d| d.is_dir());
+        if let Some(dir) = &dir {
+            let manifest = self.manifest_of(&state, &session)?;
+            let now = self.snapshot_for_abort(dir, &manifest, opts.dry_run)?;
+            let current = self.tree(&session.current_snapshot, state.current_executable())?;
+            for f in now.snapshot.files() {
+                let exec = now.executable.contains(&f.path);
+                let recorded = current
+                    .snapshot
+                    .get(f.path.as_str())
+                    .is_some_and(|c| c.blob == f.blob && current.is_executable(&f.path) == exec);
+                if !recorded {
+                    saved.push(SavedFile {
+                        path: f.path.clone(),
+                        blob: f.blob,
+                        bytes: f.bytes,
+                        executable: exec,
+                    });
+                }
+                steps.push(AbortStep {
+                    path: f.path.clone(),
+                    action: AbortAction::Delete,
+                    saved: !recorded,
+                });
+                members.push(f.path.to_fs_path(dir));
+            }
+            if !opts.dry_run {
+                state.saved = Some(SavedWork {
+                    snapshot: now.snapshot.identity(),
+                    executable: now.executable.clone(),
+                    files: saved.clone(),
+                });
+            }
+        }
+        if opts.dry_run {
+            return Ok(AbortOutcome {
+                session,
+                steps,
+                saved,
+                checkout: state.checkout.clone(),
+                checkout_kept: false,
+                written: false,
+            });
+        }
+        // Saved and aborted first; then the files go (a crash in between loses nothing).
+        session.status = Status::Aborted;
+        session::save(self.store(), &session, &state)?;
+        let mut kept = false;
+        if let Some(dir) = &dir {
+            for m in &members {
+                match std::fs::remove_file(m) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(source) => {
+                        return Err(EngineError::Io {
+                            path: m.clone(),
+                            source,
+                        });
+                    }
+                }
+            }
+            // Directories left empty go, deepest first; the checkout itself if empty.
+            let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+                .follow_links(false)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_dir())
+                .map(|e| e.into_path())
+                .collect();
+            dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+            for d in dirs {
+                let _ = std::fs::remove_dir(&d);
+            }
+            kept = dir.exists();
+        }
+        Ok(AbortOutcome {
+            session,
+            steps,
+            saved,
+            checkout: state.checkout.clone(),
+            checkout_kept: kept,
+            written: true,
+        })
+    }
+
+    /// Writes back the files `abort` saved for session `id` (module docs).
+    ///
+    /// # Errors
+    /// [`EngineError::NothingToRestore`] when the session is not aborted or its abort saved
+    /// nothing; [`EngineError::Invalid`] when `--to` is not a new or empty directory apart from the workspace; [`EngineError::Conflict`]
+    /// naming each path that changed since the abort (nothing written then); store, journal
+    /// and write errors.
+    pub fn restore(&self, id: &str, opts: &RestoreOptions) -> Result<RestoreOutcome, EngineError> {
+        let _lock = self.lock()?;
+        let (session, state) = session::load(self.store(), id)?;
+        if session.status != Status::Aborted {
+            return Err(EngineError::NothingToRestore {
+                id: id.into(),
+                reason: format!(
+                    "it is {}; only an aborted session has saved work",
+                    session.status
+                ),
+            });
+        }
+        let Some(saved) = state.saved.clone() else {
+            return Err(EngineError::NothingToRestore {
+                id: id.into(),
+                reason: "its abort saved nothing".into(),
+            });
+        };
+        let (snapshot, _) = self.store().read_snapshot(&saved.snapshot)?;
+        let mopts = MaterializeOptions {
+            durable: true,
+            snapshot: Default::default(),
+            modes_from: None,
+        };
+        let all: Vec<WorkspacePath> = snapshot.files().iter().map(|f| f.path.clone()).collect();
+        if let Some(to) = &opts.to {
+            self.check_checkout_dir(to)?;
+            if !opts.dry_run {
+                materialize(self.store(), &snapshot, &saved.executable, to, &mopts)?;
+            }
+            return Ok(RestoreOutcome {
+                target: to.clone(),
+                written: all,
+                unchanged: Vec::new(),
+            });
+        }
+        if !state.in_place {
+            let Some(dir) = state.checkout.clone() else {
+                return Err(EngineError::Invalid(format!(
+                    "session {id} had no checkout directory; use `genesis restore {id} --to DIR`"
+                )));
+            };
+            if dir.exists() {
+                let manifest = self.manifest_of(&state, &session)?;
+                let present = crate::snapshot::scan(&dir, &self.snapshot_options(&manifest))?;
+                if !present.files.is_empty() {
+                    return Err(EngineError::Conflict {
+                        id: id.into(),
+                        conflicts: present
+                            .files
+                            .iter()
+                            .map(|f| {
+                                (
+                                    f.path.to_string(),
+                                    "is in the checkout directory again; restore with --to DIR"
+                                        .to_owned(),
+                                )
+                            })
+                            .collect(),
+                    });
+                }
+            }
+            if !opts.dry_run {
+                materialize(self.store(), &snapshot, &saved.executable, &dir, &mopts)?;
+            }
+            return Ok(RestoreOutcome {
+                target: dir,
+                written: all,
+                unchanged: Vec::new(),
+            });
+        }
+        // In place: each saved path must still be as abort left it (the base), or already
+        // hold the saved content.
+        let root = self.workspace().root().to_path_buf();
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let mut conflicts = Vec::new();
+        let mut ops = Vec::new();
+        let mut written = Vec::new();
+        let mut unchanged = Vec::new();
+        for f in &saved.files {
+            let target = f.path.to_fs_path(&root);
+            let disk = match on_disk(self, &target, false)? {
+                OnDisk::Absent => None,
+                OnDisk::File(b, n, x) => Some((b, n, x)),
+                OnDisk::Other => {
+                    conflicts.push((f.path.to_string(), "is not a regular file on disk".into()));
+                    continue;
+                }
+            };
+            if disk.is_some_and(|(b, _, x)| b == f.blob && x == f.executable) {
+                unchanged.push(f.path.clone());
+                continue;
+            }
+            let base_state = base.snapshot.get(f.path.as_str()).map(|b| FileState {
+                blob: b.blob,
+                executable: base.is_executable(&f.path),
+            });
+            let disk_state = disk.map(|(blob, _, executable)| FileState { blob, executable });
+            if disk_state != base_state {
+                conflicts.push((
+                    f.path.to_string(),
+                    "changed since the abort; nothing restored (use --to DIR)".into(),
+                ));
+                continue;
+            }
+            ops.push(JournalOp {
+                path: f.path.clone(),
+                pre: disk_state,
+                post: Some(FileState {
+                    blob: f.blob,
+                    executable: f.executable,
+                }),
+            });
+            written.push(f.path.clone());
+        }
+        if !conflicts.is_empty() {
+            return Err(EngineError::Conflict {
+                id: id.into(),
+                conflicts,
+            });
+        }
+        if !opts.dry_run && !ops.is_empty() {
+            let journal = Journal {
+                schema: crate::journal::JOURNAL_SCHEMA.into(),
+                session: id.to_owned(),
+                final_status: Status::Aborted,
+                ops,
+            };
+            self.run_journal(&journal)?;
+        }
+        Ok(RestoreOutcome {
+            target: root,
+            written,
+            unchanged,
+        })
+    }
+}
