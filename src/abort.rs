@@ -497,33 +497,64 @@ impl Engine {
                     "session {id} had no checkout directory; use `genesis restore {id} --to DIR`"
                 )));
             };
-            if dir.exists() {
-                let manifest = self.manifest_of(&state, &session)?;
-                let present = crate::snapshot::scan(&dir, &self.snapshot_options(&manifest))?;
-                if !present.files.is_empty() {
-                    return Err(EngineError::Conflict {
-                        id: id.into(),
-                        conflicts: present
-                            .files
-                            .iter()
-                            .map(|f| {
-                                (
-                                    f.path.to_string(),
-                                    "is in the checkout directory again; restore with --to DIR"
-                                        .to_owned(),
-                                )
-                            })
-                            .collect(),
-                    });
+            // Abort removed the member files: each saved file must be absent (or already
+            // hold its saved content); files the rules left out, which abort kept, stay.
+            let mut conflicts = Vec::new();
+            let mut todo = Vec::new();
+            let mut unchanged = Vec::new();
+            for f in snapshot.files() {
+                let exec = saved.executable.contains(&f.path);
+                let target = f.path.to_fs_path(&dir);
+                match on_disk(self, &target, false)? {
+                    OnDisk::Absent => todo.push((f, exec, target)),
+                    OnDisk::File(b, _, x) if b == f.blob && x == exec => {
+                        unchanged.push(f.path.clone())
+                    }
+                    _ => conflicts.push((
+                        f.path.to_string(),
+                        "is in the checkout directory again; restore with --to DIR".to_owned(),
+                    )),
                 }
             }
+            if !conflicts.is_empty() {
+                return Err(EngineError::Conflict {
+                    id: id.into(),
+                    conflicts,
+                });
+            }
+            let written = todo.iter().map(|(f, _, _)| f.path.clone()).collect();
             if !opts.dry_run {
-                materialize(self.store(), &snapshot, &saved.executable, &dir, &mopts)?;
+                std::fs::create_dir_all(&dir).map_err(|source| EngineError::Io {
+                    path: dir.clone(),
+                    source,
+                })?;
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(
+                    |source| EngineError::Io {
+                        path: dir.clone(),
+                        source,
+                    },
+                )?;
+                for (f, exec, target) in &todo {
+                    let parent = target.parent().unwrap_or(&dir).to_path_buf();
+                    std::fs::create_dir_all(&parent).map_err(|source| EngineError::Io {
+                        path: parent.clone(),
+                        source,
+                    })?;
+                    let mode = crate::fsmode::for_new_file(*exec);
+                    crate::materialize::write_blob(
+                        self.store(),
+                        &f.blob,
+                        &parent,
+                        target,
+                        mode,
+                        true,
+                    )?;
+                }
             }
             return Ok(RestoreOutcome {
                 target: dir,
-                written: all,
-                unchanged: Vec::new(),
+                written,
+                unchanged,
             });
         }
         // In place: each saved path must still be as abort left it (the base), or already

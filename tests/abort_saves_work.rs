@@ -1,0 +1,373 @@
+//! `abort` never loses a byte: every file it removes or overwrites that no patch recorded is
+//! stored first and listed, files the base snapshot's rules leave out are never touched,
+//! `abort --dry-run` changes nothing, and `genesis restore` brings the saved files back.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{run_in, stderr, stdout, write_tree};
+use sha2::Digest as _;
+
+const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#;
+
+fn ws(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    write_tree(t.path(), &[("genesis.json", MANIFEST)]);
+    write_tree(t.path(), files);
+    t
+}
+
+fn ok(o: &std::process::Output) -> String {
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(o), stderr(o));
+    stdout(o)
+}
+
+fn open_in_place(root: &Path) -> String {
+    let o = run_in(root, &["open", "--session", "s", "--in-place"]);
+    ok(&o);
+    "s".into()
+}
+
+fn sha(data: &[u8]) -> String {
+    hex::encode(sha2::Sha256::digest(data))
+}
+
+fn stored(root: &Path, data: &[u8]) -> bool {
+    let store = genesis::store::Store::open(&root.join(".genesis")).unwrap();
+    store.has_object(&sha(data).parse().unwrap())
+}
+
+fn status_of(root: &Path, id: &str) -> String {
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root.join(format!(".genesis/sessions/{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    doc["status"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn in_place_abort_saves_unrecorded_edits_and_new_files_and_restore_brings_them_back() {
+    let t = ws(&[("app.py", b"app\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::write(root.join("app.py"), b"v2\n").unwrap();
+    ok(&run_in(root, &["patch", &id]));
+    std::fs::create_dir(root.join("out")).unwrap();
+    std::fs::write(root.join("out/result.jsonl"), b"data\n").unwrap();
+    std::fs::write(root.join("app.py"), b"v2\ntweak\n").unwrap();
+
+    let out = ok(&run_in(root, &["abort", &id]));
+    assert_eq!(
+        out,
+        format!(
+            "saved 2 file(s) that no patch recorded before removing or overwriting them:\n  app.py (9 bytes, blob {})\n  out/result.jsonl (5 bytes, blob {})\nbring them back with: genesis restore s\naborted session s\n",
+            sha(b"v2\ntweak\n"),
+            sha(b"data\n")
+        )
+    );
+    assert_eq!(std::fs::read(root.join("app.py")).unwrap(), b"app\n");
+    assert!(!root.join("out").exists());
+    assert!(stored(root, b"v2\ntweak\n") && stored(root, b"data\n"));
+    assert_eq!(status_of(root, &id), "aborted");
+
+    let out = ok(&run_in(root, &["restore", &id]));
+    assert!(
+        out.ends_with("wrote 2 file(s) into . (0 already there)\n"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(root.join("app.py")).unwrap(), b"v2\ntweak\n");
+    assert_eq!(
+        std::fs::read(root.join("out/result.jsonl")).unwrap(),
+        b"data\n"
+    );
+    // Twice is harmless.
+    let out = ok(&run_in(root, &["restore", &id]));
+    assert_eq!(out, "wrote 0 file(s) into . (2 already there)\n");
+}
+
+#[test]
+fn in_place_abort_never_touches_a_file_the_base_left_out() {
+    let t = ws(&[
+        (".gitignore", b"secret.env\n"),
+        ("secret.env", b"TOKEN=x\n"),
+    ]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::write(root.join(".gitignore"), b"").unwrap();
+    ok(&run_in(root, &["abort", &id]));
+    assert_eq!(
+        std::fs::read(root.join("secret.env")).unwrap(),
+        b"TOKEN=x\n"
+    );
+    assert_eq!(
+        std::fs::read(root.join(".gitignore")).unwrap(),
+        b"secret.env\n"
+    );
+}
+
+#[test]
+fn a_member_hidden_by_a_new_ignore_rule_is_saved_before_it_is_overwritten() {
+    let t = ws(&[("notes.txt", b"base\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::write(root.join(".gitignore"), b"notes.txt\n").unwrap();
+    std::fs::write(root.join("notes.txt"), b"agent's notes\n").unwrap();
+    let o = run_in(root, &["--json", "abort", &id]);
+    let v: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    let saved: Vec<&str> = v["saved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(saved, [".gitignore", "notes.txt"]);
+    assert_eq!(v["restore_command"], "genesis restore s");
+    assert_eq!(std::fs::read(root.join("notes.txt")).unwrap(), b"base\n");
+    assert!(!root.join(".gitignore").exists());
+    assert!(stored(root, b"agent's notes\n"));
+    ok(&run_in(root, &["restore", &id]));
+    assert_eq!(
+        std::fs::read(root.join("notes.txt")).unwrap(),
+        b"agent's notes\n"
+    );
+}
+
+#[test]
+fn abort_dry_run_lists_and_changes_nothing() {
+    let t = ws(&[("a.txt", b"a\n"), ("b.txt", b"b\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::write(root.join("a.txt"), b"recorded\n").unwrap();
+    ok(&run_in(root, &["patch", &id]));
+    std::fs::remove_file(root.join("b.txt")).unwrap();
+    std::fs::write(root.join("c.txt"), b"new\n").unwrap();
+    let objects = walkdir::WalkDir::new(root.join(".genesis/objects"))
+        .into_iter()
+        .count();
+    let out = ok(&run_in(root, &["abort", &id, "--dry-run"]));
+    assert_eq!(
+        out,
+        "abort s would change 3 path(s):\n  restore a.txt\n  create  b.txt\n  delete  c.txt  (unrecorded: saved first)\n"
+    );
+    assert_eq!(status_of(root, &id), "open");
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"recorded\n");
+    assert_eq!(std::fs::read(root.join("c.txt")).unwrap(), b"new\n");
+    assert!(!root.join("b.txt").exists());
+    let after = walkdir::WalkDir::new(root.join(".genesis/objects"))
+        .into_iter()
+        .count();
+    assert_eq!(objects, after, "dry run stored nothing");
+}
+
+#[test]
+fn restore_refuses_a_path_changed_since_the_abort_and_writes_nothing() {
+    let t = ws(&[("app.py", b"app\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::write(root.join("app.py"), b"edit\n").unwrap();
+    std::fs::write(root.join("new.txt"), b"new\n").unwrap();
+    ok(&run_in(root, &["abort", &id]));
+    std::fs::write(root.join("app.py"), b"mine\n").unwrap();
+    let o = run_in(root, &["restore", &id]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("app.py: changed since the abort; nothing restored (use --to DIR)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(root.join("app.py")).unwrap(), b"mine\n");
+    assert!(!root.join("new.txt").exists());
+    // --to writes the tree abort found into a new directory instead.
+    let other = tempfile::tempdir().unwrap();
+    let dest = other.path().join("rescued");
+    ok(&run_in(
+        root,
+        &["restore", &id, "--to", dest.to_str().unwrap()],
+    ));
+    assert_eq!(std::fs::read(dest.join("app.py")).unwrap(), b"edit\n");
+    assert_eq!(std::fs::read(dest.join("new.txt")).unwrap(), b"new\n");
+    assert_eq!(std::fs::read(dest.join("genesis.json")).unwrap(), MANIFEST);
+}
+
+#[test]
+fn restore_of_an_open_session_exits_3() {
+    let t = ws(&[("a", b"a\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    let o = run_in(root, &["restore", &id]);
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: session s: nothing to restore: it is open; only an aborted session has saved work\n"
+    );
+}
+
+#[test]
+fn checkout_abort_saves_edits_and_keeps_ignored_files() {
+    let t = ws(&[(".gitignore", b"target/\n"), ("app.py", b"app\n")]);
+    let root = t.path();
+    let other = tempfile::tempdir().unwrap();
+    let co = other.path().join("co");
+    ok(&run_in(
+        root,
+        &["open", "--session", "c", "--checkout", co.to_str().unwrap()],
+    ));
+    std::fs::write(co.join("app.py"), b"recorded\n").unwrap();
+    ok(&run_in(
+        root,
+        &["patch", "c", "--from", co.to_str().unwrap()],
+    ));
+    std::fs::write(co.join("app.py"), b"recorded\nand more\n").unwrap();
+    std::fs::create_dir_all(co.join("target")).unwrap();
+    std::fs::write(co.join("target/build.o"), b"\x7fELF").unwrap();
+    let out = ok(&run_in(root, &["abort", "c"]));
+    assert!(
+        out.contains(&format!(
+            "  app.py (18 bytes, blob {})\n",
+            sha(b"recorded\nand more\n")
+        )),
+        "{out}"
+    );
+    assert!(out.contains("it still holds files the snapshot rules leave out"));
+    assert!(!co.join("app.py").exists());
+    assert!(!co.join(".gitignore").exists());
+    assert_eq!(
+        std::fs::read(co.join("target/build.o")).unwrap(),
+        b"\x7fELF"
+    );
+    // The workspace is untouched.
+    assert_eq!(std::fs::read(root.join("app.py")).unwrap(), b"app\n");
+    ok(&run_in(root, &["restore", "c"]));
+    assert_eq!(
+        std::fs::read(co.join("app.py")).unwrap(),
+        b"recorded\nand more\n"
+    );
+    assert_eq!(std::fs::read(co.join(".gitignore")).unwrap(), b"target/\n");
+}
+
+#[test]
+fn checkout_abort_with_only_members_removes_the_directory() {
+    let t = ws(&[("a.txt", b"a\n")]);
+    let root = t.path();
+    let other = tempfile::tempdir().unwrap();
+    let co = other.path().join("co");
+    ok(&run_in(
+        root,
+        &["open", "--session", "c", "--checkout", co.to_str().unwrap()],
+    ));
+    std::fs::create_dir_all(co.join("deep/er")).unwrap();
+    std::fs::write(co.join("deep/er/x.txt"), b"x\n").unwrap();
+    let out = ok(&run_in(root, &["abort", "c"]));
+    assert!(out.contains("  deep/er/x.txt (2 bytes"), "{out}");
+    assert!(!co.exists());
+    assert!(stored(root, b"x\n"));
+}
+
+#[test]
+fn abort_refuses_to_empty_a_directory_holding_an_ignored_file() {
+    let t = ws(&[(".gitignore", b"*.log\n"), ("conf", b"file\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::remove_file(root.join("conf")).unwrap();
+    std::fs::create_dir(root.join("conf")).unwrap();
+    std::fs::write(root.join("conf/a.txt"), b"a\n").unwrap();
+    std::fs::write(root.join("conf/run.log"), b"log\n").unwrap();
+    let o = run_in(root, &["abort", &id]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("conf: is a directory holding conf/run.log"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(root.join("conf/a.txt")).unwrap(), b"a\n");
+    assert_eq!(std::fs::read(root.join("conf/run.log")).unwrap(), b"log\n");
+    assert_eq!(status_of(root, &id), "open");
+}
+
+/// A crash at every step of an in-place abort that saves files: after `recover`, the session
+/// is aborted with the workspace at the base and every saved blob in the store (and
+/// `restore` brings them back), or it is still open with the workspace as the agent left it.
+#[test]
+fn in_place_abort_with_saved_files_survives_a_crash_at_every_step() {
+    let t = ws(&[("a.txt", b"a\n"), ("dir/b.txt", b"b\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::write(root.join("a.txt"), b"recorded\n").unwrap();
+    ok(&run_in(root, &["patch", &id]));
+    std::fs::write(root.join("a.txt"), b"recorded\nunrecorded\n").unwrap();
+    std::fs::remove_file(root.join("dir/b.txt")).unwrap();
+    std::fs::write(root.join("dir/new.txt"), b"new\n").unwrap();
+    let tmpl = tempfile::tempdir().unwrap();
+    let template = tmpl.path().join("template");
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(root)
+            .arg(&template)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let trace = tmpl.path().join("trace");
+    let o = common::genesis()
+        .current_dir(root)
+        .args(["abort", &id])
+        .env("GENESIS_FAULT_TRACE", &trace)
+        .output()
+        .unwrap();
+    ok(&o);
+    let steps = std::fs::read_to_string(&trace).unwrap().lines().count();
+    assert!(steps > 5, "{steps}");
+    let (mut aborted, mut open) = (0, 0);
+    for n in 1..=steps {
+        let run = tmpl.path().join("run");
+        let _ = std::fs::remove_dir_all(&run);
+        assert!(
+            Command::new("cp")
+                .arg("-a")
+                .arg(&template)
+                .arg(&run)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let o = common::genesis()
+            .current_dir(&run)
+            .args(["abort", &id])
+            .env("GENESIS_FAULT", format!("{n}:abort"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), None, "step {n}");
+        ok(&run_in(&run, &["recover"]));
+        if status_of(&run, &id) == "aborted" {
+            aborted += 1;
+            assert_eq!(
+                std::fs::read(run.join("a.txt")).unwrap(),
+                b"a\n",
+                "step {n}"
+            );
+            assert_eq!(std::fs::read(run.join("dir/b.txt")).unwrap(), b"b\n");
+            assert!(!run.join("dir/new.txt").exists(), "step {n}");
+            assert!(stored(&run, b"recorded\nunrecorded\n"), "step {n}");
+            assert!(stored(&run, b"new\n"), "step {n}");
+            ok(&run_in(&run, &["restore", &id]));
+            assert_eq!(
+                std::fs::read(run.join("a.txt")).unwrap(),
+                b"recorded\nunrecorded\n"
+            );
+            assert_eq!(std::fs::read(run.join("dir/new.txt")).unwrap(), b"new\n");
+        } else {
+            open += 1;
+            assert_eq!(status_of(&run, &id), "open", "step {n}");
+            assert_eq!(
+                std::fs::read(run.join("a.txt")).unwrap(),
+                b"recorded\nunrecorded\n",
+                "step {n}"
+            );
+            assert_eq!(std::fs::read(run.join("dir/new.txt")).unwrap(), b"new\n");
+        }
+    }
+    assert!(aborted > 0 && open > 0, "{aborted} {open}");
+}
