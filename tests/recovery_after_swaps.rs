@@ -1,0 +1,210 @@
+//! Roll-forward after a directory↔file swap is idempotent: a crash or an I/O error at any step
+//! of an `apply` (or an in-place `abort`) that replaces `conf/a.txt` by a file `conf`, or the
+//! file `conf` by `conf/a.txt`, leaves a journal that `recover` finishes, after which
+//! `status`, `open` and `apply` work again.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{run_in, stderr, stdout, write_tree};
+
+const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#;
+
+/// The swap directions: (base files, final files).
+fn cases() -> Vec<(
+    &'static str,
+    Vec<(&'static str, &'static [u8])>,
+    Vec<(&'static str, &'static [u8])>,
+)> {
+    vec![
+        (
+            "dir-to-file",
+            vec![("conf/a.txt", b"in a dir\n"), ("keep.txt", b"k\n")],
+            vec![("conf", b"now a file\n"), ("keep.txt", b"k\n")],
+        ),
+        (
+            "file-to-dir",
+            vec![("conf", b"a file\n"), ("keep.txt", b"k\n")],
+            vec![("conf/a.txt", b"now in a dir\n"), ("keep.txt", b"k\n")],
+        ),
+    ]
+}
+
+/// Every regular file under `root` outside the store, with its bytes.
+fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".genesis")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path()
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn expect(list: &[(&str, &[u8])]) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = list
+        .iter()
+        .map(|(p, b)| (p.to_string(), b.to_vec()))
+        .chain(std::iter::once((
+            "genesis.json".to_owned(),
+            MANIFEST.to_vec(),
+        )))
+        .collect();
+    v.sort();
+    v
+}
+
+fn ok(o: &std::process::Output) {
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(o), stderr(o));
+}
+
+fn cp(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(from)
+            .arg(to)
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+fn status(root: &Path, id: &str) -> String {
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root.join(format!(".genesis/sessions/{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    doc["status"].as_str().unwrap().to_owned()
+}
+
+/// A template workspace with a verified checkout session `s` that makes the swap (for
+/// `apply`), or an in-place session whose workspace holds the final state (for `abort`).
+fn template(dir: &Path, base: &[(&str, &[u8])], fin: &[(&str, &[u8])], in_place: bool) -> PathBuf {
+    let ws = dir.join("template");
+    write_tree(&ws, &[("genesis.json", MANIFEST)]);
+    write_tree(&ws, base);
+    let set = |root: &Path| {
+        for (p, _) in base {
+            let f = root.join(p);
+            std::fs::remove_file(&f).unwrap();
+            let parent = f.parent().unwrap();
+            if parent != root && std::fs::read_dir(parent).unwrap().next().is_none() {
+                std::fs::remove_dir(parent).unwrap();
+            }
+        }
+        write_tree(root, fin);
+    };
+    if in_place {
+        ok(&run_in(&ws, &["open", "--session", "s", "--in-place"]));
+        set(&ws);
+        ok(&run_in(&ws, &["patch", "s"]));
+    } else {
+        let co = dir.join("co");
+        ok(&run_in(
+            &ws,
+            &["open", "--session", "s", "--checkout", co.to_str().unwrap()],
+        ));
+        set(&co);
+        ok(&run_in(
+            &ws,
+            &["patch", "s", "--from", co.to_str().unwrap()],
+        ));
+        ok(&run_in(&ws, &["verify", "s"]));
+        std::fs::remove_dir_all(&co).unwrap();
+    }
+    ws
+}
+
+fn steps(ws: &Path, scratch: &Path, cmd: &str) -> usize {
+    let run = scratch.join("count");
+    cp(ws, &run);
+    let trace = scratch.join("trace");
+    let _ = std::fs::remove_file(&trace);
+    let o = common::genesis()
+        .current_dir(&run)
+        .args([cmd, "s"])
+        .env("GENESIS_FAULT_TRACE", &trace)
+        .output()
+        .unwrap();
+    ok(&o);
+    std::fs::read_to_string(&trace).unwrap().lines().count()
+}
+
+fn enumerate(in_place: bool) {
+    let cmd = if in_place { "abort" } else { "apply" };
+    for (name, base, fin) in cases() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = template(tmp.path(), &base, &fin, in_place);
+        // apply goes base → final; an in-place abort goes final → base.
+        let (from, to) = if in_place {
+            (expect(&fin), expect(&base))
+        } else {
+            (expect(&base), expect(&fin))
+        };
+        let done = if in_place { "aborted" } else { "applied" };
+        let n = steps(&ws, tmp.path(), cmd);
+        assert!(n >= 4, "{name}: {n} steps");
+        for step in 1..=n {
+            for fault in ["abort", "eio"] {
+                let what = format!("{name} {cmd} {fault} at step {step}");
+                let run = tmp.path().join("run");
+                cp(&ws, &run);
+                let o = common::genesis()
+                    .current_dir(&run)
+                    .args([cmd, "s"])
+                    .env("GENESIS_FAULT", format!("{step}:{fault}"))
+                    .output()
+                    .unwrap();
+                let code = o.status.code();
+                assert!(code.is_none() || code == Some(4), "{what}: {code:?}");
+                // Every command recovers first; `status` must work straight away.
+                let o = run_in(&run, &["status", "s"]);
+                assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+                let o = run_in(&run, &["recover"]);
+                assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+                assert_eq!(
+                    std::fs::read_dir(run.join(".genesis/journal"))
+                        .map(|r| r.count())
+                        .unwrap_or(0),
+                    0,
+                    "{what}: journal left"
+                );
+                let now = files(&run);
+                if status(&run, "s") == done {
+                    assert_eq!(now, to, "{what}");
+                } else {
+                    assert_eq!(status(&run, "s"), "open", "{what}");
+                    assert_eq!(now, from, "{what}");
+                }
+                // A new session opens on the result.
+                let o = run_in(&run, &["open", "--session", "next"]);
+                assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+            }
+        }
+    }
+}
+
+#[test]
+fn apply_of_a_swap_recovers_from_a_crash_or_eio_at_every_step() {
+    enumerate(false);
+}
+
+#[test]
+fn in_place_abort_of_a_swap_recovers_from_a_crash_or_eio_at_every_step() {
+    enumerate(true);
+}
