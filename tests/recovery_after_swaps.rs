@@ -12,12 +12,10 @@ use common::{run_in, stderr, stdout, write_tree};
 
 const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#;
 
-/// The swap directions: (base files, final files).
-fn cases() -> Vec<(
-    &'static str,
-    Vec<(&'static str, &'static [u8])>,
-    Vec<(&'static str, &'static [u8])>,
-)> {
+type Files = Vec<(&'static str, &'static [u8])>;
+
+/// The swap directions: (name, base files, final files).
+fn cases() -> Vec<(&'static str, Files, Files)> {
     vec![
         (
             "dir-to-file",
