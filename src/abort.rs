@@ -413,6 +413,12 @@ impl Engine {
         let mut kept = false;
         if let Some(dir) = &dir {
             for m in &members {
+                crate::fault::point(&format!("unlink {}", m.display())).map_err(|source| {
+                    EngineError::Io {
+                        path: m.clone(),
+                        source,
+                    }
+                })?;
                 match std::fs::remove_file(m) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

@@ -371,3 +371,99 @@ fn in_place_abort_with_saved_files_survives_a_crash_at_every_step() {
     }
     assert!(aborted > 0 && open > 0, "{aborted} {open}");
 }
+
+/// A crash at every step of a checkout abort: the session is open with the checkout as the
+/// agent left it, or aborted with every unrecorded file in the store; `restore` then brings
+/// the checkout back whatever part of it the crash left.
+#[test]
+fn checkout_abort_survives_a_crash_at_every_step() {
+    let t = ws(&[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
+    let root = t.path();
+    let scratch = tempfile::tempdir().unwrap();
+    let template = scratch.path().join("template");
+    let co_name = "co";
+    std::fs::create_dir(&template).unwrap();
+    std::fs::create_dir(template.join("ws")).unwrap();
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", root.display()))
+            .arg(template.join("ws"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let tws = template.join("ws");
+    let co = template.join(co_name);
+    ok(&run_in(
+        &tws,
+        &["open", "--session", "c", "--checkout", co.to_str().unwrap()],
+    ));
+    std::fs::write(co.join("a.txt"), b"edited\n").unwrap();
+    std::fs::write(co.join("d/new.txt"), b"new\n").unwrap();
+    // Each run works on a copy at the same absolute path, as the session records it.
+    let keep = scratch.path().join("keep");
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(&template)
+            .arg(&keep)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let trace = scratch.path().join("trace");
+    let o = common::genesis()
+        .current_dir(&tws)
+        .args(["abort", "c"])
+        .env("GENESIS_FAULT_TRACE", &trace)
+        .output()
+        .unwrap();
+    ok(&o);
+    let steps = std::fs::read_to_string(&trace).unwrap().lines().count();
+    assert!(steps >= 4, "{steps}");
+    for n in 1..=steps {
+        std::fs::remove_dir_all(&template).unwrap();
+        assert!(
+            Command::new("cp")
+                .arg("-a")
+                .arg(&keep)
+                .arg(&template)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let o = common::genesis()
+            .current_dir(&tws)
+            .args(["abort", "c"])
+            .env("GENESIS_FAULT", format!("{n}:abort"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), None, "step {n}");
+        ok(&run_in(&tws, &["recover"]));
+        if status_of(&tws, "c") == "aborted" {
+            assert!(
+                stored(&tws, b"edited\n") && stored(&tws, b"new\n"),
+                "step {n}"
+            );
+            ok(&run_in(&tws, &["restore", "c"]));
+        } else {
+            assert_eq!(status_of(&tws, "c"), "open", "step {n}");
+        }
+        assert_eq!(
+            std::fs::read(co.join("a.txt")).unwrap(),
+            b"edited\n",
+            "step {n}"
+        );
+        assert_eq!(
+            std::fs::read(co.join("d/new.txt")).unwrap(),
+            b"new\n",
+            "step {n}"
+        );
+        assert_eq!(
+            std::fs::read(co.join("d/b.txt")).unwrap(),
+            b"b\n",
+            "step {n}"
+        );
+    }
+}

@@ -206,3 +206,28 @@ fn apply_of_a_swap_recovers_from_a_crash_or_eio_at_every_step() {
 fn in_place_abort_of_a_swap_recovers_from_a_crash_or_eio_at_every_step() {
     enumerate(true);
 }
+
+/// A file that replaces a directory still holding a file the session does not delete (one the
+/// snapshot rules leave out) is a conflict found before the journal is written: exit 3,
+/// nothing changed, and no journal that recovery could never finish.
+#[test]
+fn apply_refuses_to_replace_a_directory_that_holds_an_ignored_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, base, fin) = cases().remove(0);
+    let ws = template(tmp.path(), &base, &fin, false);
+    std::fs::write(ws.join(".gitignore"), b"*.log\n").unwrap();
+    std::fs::write(ws.join("conf/run.log"), b"log\n").unwrap();
+    let o = run_in(&ws, &["apply", "s"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "conf: is a directory holding conf/run.log, which this change does not delete"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(ws.join("conf/a.txt")).unwrap(), b"in a dir\n");
+    assert_eq!(std::fs::read(ws.join("conf/run.log")).unwrap(), b"log\n");
+    assert_eq!(status(&ws, "s"), "open");
+    assert!(!ws.join(".genesis/journal/s.json").exists());
+}
