@@ -6,6 +6,9 @@
 //! workspace byte for byte at the base or the final snapshot (identity and executable bits),
 //! with no temp files, a canary outside the root unchanged, and the session consistent. Then
 //! the same with a second crash during recovery; then ENOSPC and EIO at every step.
+//!
+//! A plain `cargo test` samples the steps (`common::sample_steps`); `GENESIS_EXHAUSTIVE=1`
+//! (set by `.ci/run`) runs every one.
 
 mod common;
 
@@ -208,7 +211,7 @@ fn crash_at_every_step_then_recover() {
     assert!(steps > 600, "expected many steps, got {steps}");
     let (mut at_base, mut at_final) = (0, 0);
     let mut recovery_crashes = 0;
-    for n in 1..=steps {
+    for n in common::sample_steps(steps, 11) {
         let ws = fresh_copy(&f, "run");
         let o = genesis_env(
             &ws,
@@ -251,7 +254,7 @@ fn crash_at_every_step_then_recover() {
 fn io_errors_at_every_step_exit_4_and_recover() {
     let f = fixture(24);
     let steps = count_steps(&f, &["apply", "crash"]);
-    for n in 1..=steps {
+    for n in common::sample_steps(steps, 5) {
         for kind in ["enospc", "eio"] {
             let ws = fresh_copy(&f, "err");
             let o = genesis_env(
@@ -332,7 +335,7 @@ fn in_place_abort_restores_the_base_under_crashes() {
     assert_eq!(std::fs::read(ws.join("a.txt")).unwrap(), b"a\n");
     assert!(!ws.join("later.txt").exists());
     let steps = std::fs::read_to_string(&trace).unwrap().lines().count();
-    for n in 1..=steps {
+    for n in common::sample_steps(steps, 3) {
         let run = tmp.path().join("run");
         let _ = std::fs::remove_dir_all(&run);
         assert!(
