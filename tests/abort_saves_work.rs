@@ -71,6 +71,11 @@ fn in_place_abort_saves_unrecorded_edits_and_new_files_and_restore_brings_them_b
     assert!(!root.join("out").exists());
     assert!(stored(root, b"v2\ntweak\n") && stored(root, b"data\n"));
     assert_eq!(status_of(root, &id), "aborted");
+    let out = ok(&run_in(root, &["status", &id]));
+    assert!(
+        out.contains("saved by abort: 2 file(s) no patch recorded; `genesis restore s` brings them back\n  app.py (9 bytes)\n  out/result.jsonl (5 bytes)\n"),
+        "{out}"
+    );
 
     let out = ok(&run_in(root, &["restore", &id]));
     assert!(

@@ -54,7 +54,11 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     };
     let (s, state) = engine.status(id)?;
     if ctx.json {
-        super::print_json(&serde_json::json!({ "session": s, "logs": state.logs }));
+        super::print_json(&serde_json::json!({
+            "session": s,
+            "logs": state.logs,
+            "saved": state.saved.as_ref().map(|w| &w.files),
+        }));
     } else {
         crate::outln!("session {}: {}", s.session, s.status);
         crate::outln!("manifest: {}", s.package_manifest);
@@ -86,6 +90,16 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 },
                 v.acceptance
             ),
+        }
+        if let Some(w) = state.saved.as_ref().filter(|w| !w.files.is_empty()) {
+            crate::outln!(
+                "saved by abort: {} file(s) no patch recorded; `genesis restore {}` brings them back",
+                w.files.len(),
+                s.session
+            );
+            for f in &w.files {
+                crate::outln!("  {} ({} bytes)", f.path, f.bytes);
+            }
         }
         for l in &state.logs {
             crate::outln!(
