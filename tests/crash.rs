@@ -211,7 +211,7 @@ fn crash_at_every_step_then_recover() {
     assert!(steps > 600, "expected many steps, got {steps}");
     let (mut at_base, mut at_final) = (0, 0);
     let mut recovery_crashes = 0;
-    for n in common::sample_steps(steps, 11) {
+    for n in common::sample_steps(steps, 23) {
         let ws = fresh_copy(&f, "run");
         let o = genesis_env(
             &ws,
