@@ -1,5 +1,4 @@
-//! `abort` and `restore`: throwing a session away without losing a byte (DESIGN: "Abort never
-//! loses a byte").
+//! `abort` and `restore`: throwing a session away without losing a byte (DESIGN section 9).
 //!
 //! Rules:
 //! - **In-place session**: abort puts every member path back to the base snapshot, through

@@ -1,4 +1,4 @@
-//! The permission bits of the files Genesis writes (DESIGN: "Permissions").
+//! The permission bits of the files Genesis writes (DESIGN section 10).
 //!
 //! Rule: a file that already exists keeps its permission bits; only the executable bit the
 //! session records changes (set: an `x` is added wherever the file has an `r`, and always for

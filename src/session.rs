@@ -204,7 +204,7 @@ pub struct SessionState {
     pub saved: Option<SavedWork>,
 }
 
-/// The work `abort` saved into the store (DESIGN: "Abort never loses a byte").
+/// The work `abort` saved into the store (DESIGN section 9).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SavedWork {
     /// Identity of the stored snapshot of the tree abort found (the workspace of an in-place
