@@ -1209,10 +1209,14 @@ impl Engine {
                 "its acceptance record {acceptance} cannot be read ({e}); run `genesis verify` again"
             ))
         })?;
-        let record: AcceptanceRecord = serde_json::from_slice(&bytes).map_err(|e| {
-            refuse(format!(
+        let record: AcceptanceRecord = crate::json::from_slice(&bytes).map_err(|e| match e {
+            crate::json::JsonError::Duplicate(source) => EngineError::Store(StoreError::DuplicateKey {
+                path: self.store.object_path(&acceptance),
+                source,
+            }),
+            e => refuse(format!(
                 "its acceptance record {acceptance} is not valid: {e}"
-            ))
+            )),
         })?;
         let manifest = self.manifest_of(state, session)?;
         let ids: Vec<&str> = manifest.obligations.iter().map(|o| o.id.as_str()).collect();

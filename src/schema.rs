@@ -173,6 +173,7 @@ fn engine_pointer(e: &crate::snapshot::SnapshotDocumentError) -> String {
         E::Identity { .. } => "/identity".into(),
         E::Schema(_) => "/schema".into(),
         E::Json(_) => String::new(),
+        E::DuplicateKey(d) => d.pointer.clone(),
     }
 }
 

@@ -50,12 +50,15 @@ pub fn now_ns() -> i64 {
 }
 
 impl StatCache {
-    /// Reads the cache at `path`; a missing or unreadable cache is an empty one.
+    /// Reads the cache at `path`; a missing, unreadable or invalid cache (one with a member name
+    /// twice included, see [`crate::json`]) is an empty one.
     pub fn load(path: &Path) -> StatCache {
         let Ok(bytes) = std::fs::read(path) else {
             return StatCache::default();
         };
-        match serde_json::from_slice::<File>(&bytes) {
+        // A cache with a duplicated member name was edited: discarded like any unreadable one
+        // (the tree is then read and hashed again), never half-trusted.
+        match crate::json::from_slice::<File>(&bytes) {
             Ok(f) if f.schema == SCHEMA => StatCache {
                 entries: f
                     .entries
