@@ -1210,10 +1210,12 @@ impl Engine {
             ))
         })?;
         let record: AcceptanceRecord = crate::json::from_slice(&bytes).map_err(|e| match e {
-            crate::json::JsonError::Duplicate(source) => EngineError::Store(StoreError::DuplicateKey {
-                path: self.store.object_path(&acceptance),
-                source,
-            }),
+            crate::json::JsonError::Duplicate(source) => {
+                EngineError::Store(StoreError::DuplicateKey {
+                    path: self.store.object_path(&acceptance),
+                    source,
+                })
+            }
             e => refuse(format!(
                 "its acceptance record {acceptance} is not valid: {e}"
             )),
@@ -1333,7 +1335,7 @@ impl Engine {
     /// Reads a session and its state.
     ///
     /// # Errors
-    /// [`SessionError::NotFound`], [`SessionError::Invalid`].
+    /// [`SessionError::NotFound`], [`SessionError::DuplicateKey`], [`SessionError::Invalid`].
     pub fn status(&self, id: &str) -> Result<(Session, SessionState), EngineError> {
         Ok(session::load(&self.store, id)?)
     }

@@ -341,7 +341,10 @@ mod tests {
             check_no_duplicate_keys(b"{} x"),
             Err(JsonError::Syntax(m)) if m.contains("trailing characters")
         ));
-        assert!(matches!(from_slice::<Vec<u8>>(b"{}"), Err(JsonError::Shape(_))));
+        assert!(matches!(
+            from_slice::<Vec<u8>>(b"{}"),
+            Err(JsonError::Shape(_))
+        ));
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert!(matches!(
             check_no_duplicate_keys(deep.as_bytes()),

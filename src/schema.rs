@@ -212,6 +212,21 @@ mod tests {
     }
 
     #[test]
+    fn bundled_schemas_have_no_duplicate_keys() {
+        // Read with serde_json directly (they are compiled in); held to the same rule.
+        for text in [
+            AGENT_TRANSACTION_SCHEMA,
+            MANIFEST_SCHEMA,
+            crate::bpt::REQUEST_SCHEMA,
+        ] {
+            assert_eq!(
+                crate::json::check_no_duplicate_keys(text.as_bytes()),
+                Ok(())
+            );
+        }
+    }
+
+    #[test]
     fn pointer_names_the_failing_field() {
         let doc = serde_json::json!({
             "schema": "genesis/workspace-snapshot-v0.1",

@@ -62,7 +62,11 @@ fn refused(r: &Path, args: &[&str], message: &str) {
     let before = files(r);
     let o = run_in(r, args);
     assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-    assert_eq!(stderr(&o), format!("genesis: error: {message}\n"), "{args:?}");
+    assert_eq!(
+        stderr(&o),
+        format!("genesis: error: {message}\n"),
+        "{args:?}"
+    );
     assert_eq!(stdout(&o), "", "{args:?}");
     assert_eq!(files(r), before, "{args:?} changed files");
 }
@@ -70,7 +74,11 @@ fn refused(r: &Path, args: &[&str], message: &str) {
 /// Replaces the first `from` in the file `p` by `to`, asserting it was there.
 fn edit(p: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(p).unwrap();
-    assert!(text.contains(from), "{} has no {from:?}: {text}", p.display());
+    assert!(
+        text.contains(from),
+        "{} has no {from:?}: {text}",
+        p.display()
+    );
     std::fs::write(p, text.replacen(from, to, 1)).unwrap();
 }
 
@@ -84,9 +92,10 @@ fn patch(r: &Path, id: &str) {
 }
 
 fn current_snapshot(r: &Path, id: &str) -> String {
-    let doc: Value =
-        serde_json::from_slice(&std::fs::read(r.join(format!(".genesis/sessions/{id}.json"))).unwrap())
-            .unwrap();
+    let doc: Value = serde_json::from_slice(
+        &std::fs::read(r.join(format!(".genesis/sessions/{id}.json"))).unwrap(),
+    )
+    .unwrap();
     doc["current_snapshot"].as_str().unwrap().to_owned()
 }
 
@@ -168,7 +177,11 @@ fn session_document_or_state_with_a_key_twice_is_refused_by_every_command() {
     let state = r.join(".genesis/sessions/s.state");
     let clean_doc = std::fs::read(&doc).unwrap();
     // A session marked applied, then open again: the last one would win.
-    edit(&doc, "\"status\": \"open\"", "\"status\": \"applied\",\n  \"status\": \"open\"");
+    edit(
+        &doc,
+        "\"status\": \"open\"",
+        "\"status\": \"applied\",\n  \"status\": \"open\"",
+    );
     let m = "session s: ./.genesis/sessions/s.json: duplicate key \"status\" at /status";
     for args in [
         &["status", "s"][..],
@@ -185,15 +198,22 @@ fn session_document_or_state_with_a_key_twice_is_refused_by_every_command() {
     assert_eq!(stdout(&o), format!("s\tINVALID: {m}\n"));
     std::fs::write(&doc, &clean_doc).unwrap();
     // The state file (written only by Genesis): a nested duplicate.
-    edit(&state, "\"in_place\": false", "\"in_place\": true,\n  \"in_place\": false");
+    edit(
+        &state,
+        "\"in_place\": false",
+        "\"in_place\": true,\n  \"in_place\": false",
+    );
     let m = "session s: ./.genesis/sessions/s.state: duplicate key \"in_place\" at /in_place";
     refused(r, &["apply", "s"], m);
     refused(r, &["status", "s"], m);
-    std::fs::write(&state, std::fs::read_to_string(&state).unwrap().replacen(
-        "\"in_place\": true,\n  \"in_place\": false",
-        "\"in_place\": false",
-        1,
-    ))
+    std::fs::write(
+        &state,
+        std::fs::read_to_string(&state).unwrap().replacen(
+            "\"in_place\": true,\n  \"in_place\": false",
+            "\"in_place\": false",
+            1,
+        ),
+    )
     .unwrap();
     let cur = current_snapshot(r, "s");
     edit(
@@ -228,7 +248,11 @@ fn snapshot_documents_with_a_key_twice_are_refused() {
     std::fs::write(&expect, &snap).unwrap();
     ok(&run_in(r, &["check", "--expect", expect_s]));
     // `files` twice: an empty list after the real one (the identity is of the real one).
-    std::fs::write(&expect, snap.replacen("\"files\": [", "\"files\": [], \"files\": [", 1)).unwrap();
+    std::fs::write(
+        &expect,
+        snap.replacen("\"files\": [", "\"files\": [], \"files\": [", 1),
+    )
+    .unwrap();
     // The first `files` holds the duplicate: pointer /files.
     let m = format!("{expect_s}: duplicate key \"files\" at /files");
     refused(r, &["check", "--expect", expect_s], &m);
@@ -269,7 +293,9 @@ fn snapshot_documents_with_a_key_twice_are_refused() {
     refused(
         r,
         &["verify", "s"],
-        &format!("./.genesis/snapshots/{id}.exec.json: duplicate key \"executable\" at /executable"),
+        &format!(
+            "./.genesis/snapshots/{id}.exec.json: duplicate key \"executable\" at /executable"
+        ),
     );
 }
 
@@ -313,13 +339,18 @@ fn acceptance_record_with_a_key_twice_is_refused_by_apply() {
     let doc = r.join(".genesis/sessions/s.json");
     let v: Value = serde_json::from_slice(&std::fs::read(&doc).unwrap()).unwrap();
     let acceptance = v["verification"]["acceptance"].as_str().unwrap().to_owned();
-    let record = std::fs::read_to_string(
-        r.join(format!(".genesis/objects/{}/{}", &acceptance[..2], &acceptance[2..])),
-    )
+    let record = std::fs::read_to_string(r.join(format!(
+        ".genesis/objects/{}/{}",
+        &acceptance[..2],
+        &acceptance[2..]
+    )))
     .unwrap();
     assert!(record.starts_with("{\""), "{record}");
     // A record that says both "failed" and "passed"; the last one would win.
-    let bad = put_object(r, format!("{{\"obligations_ok\":false,{}", &record[1..]).as_bytes());
+    let bad = put_object(
+        r,
+        format!("{{\"obligations_ok\":false,{}", &record[1..]).as_bytes(),
+    );
     edit(&doc, &acceptance, &bad);
     refused(
         r,
@@ -375,7 +406,11 @@ fn bpt_request_with_a_key_twice_is_refused_before_anything_is_created() {
     assert!(!r.join(".genesis").exists());
     assert!(!top.join(".genesis-worktrees").exists());
     // The same file is refused by validate with the same message.
-    refused(&r, &["validate", f_s], &format!("{f_s}: duplicate key \"localTaskId\" at /scope/localTaskId"));
+    refused(
+        &r,
+        &["validate", f_s],
+        &format!("{f_s}: duplicate key \"localTaskId\" at /scope/localTaskId"),
+    );
 }
 
 #[test]
@@ -383,7 +418,10 @@ fn bpt_task_record_with_a_key_twice_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let top = std::fs::canonicalize(d.path()).unwrap();
     let r = top.join("ws");
-    write_tree(&r, &[("genesis.json", GOOD_MANIFEST), ("greeting.txt", b"hi\n")]);
+    write_tree(
+        &r,
+        &[("genesis.json", GOOD_MANIFEST), ("greeting.txt", b"hi\n")],
+    );
     let bpt = |name: &str| {
         genesis()
             .current_dir(&r)
