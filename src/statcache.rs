@@ -132,3 +132,31 @@ impl StatCache {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cache_with_a_key_twice_is_discarded() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("c.json");
+        let blob = Digest::of(b"x");
+        let stat = r#"{"size":1,"mtime_ns":1,"ctime_ns":1,"ino":7,"dev":1}"#;
+        let entry = format!(r#"{{"path":"a","stat":{stat},"blob":"{blob}"}}"#);
+        std::fs::write(
+            &p,
+            format!(r#"{{"schema":"{SCHEMA}","entries":[{entry}]}}"#),
+        )
+        .unwrap();
+        assert_eq!(StatCache::load(&p).len(), 1);
+        // `blob` twice in the entry: the cache is not trusted at all.
+        let twice = entry.replacen("\"blob\"", &format!("\"blob\":\"{blob}\",\"blob\""), 1);
+        std::fs::write(
+            &p,
+            format!(r#"{{"schema":"{SCHEMA}","entries":[{twice}]}}"#),
+        )
+        .unwrap();
+        assert!(StatCache::load(&p).is_empty());
+    }
+}
