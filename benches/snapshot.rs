@@ -49,3 +49,38 @@ fn cached_snapshot_1000_files(bencher: divan::Bencher) {
     snapshot_dir(tree(), &opts).unwrap();
     bencher.bench(|| snapshot_dir(tree(), &opts).unwrap().snapshot.identity());
 }
+
+/// The largest v0.1 snapshot document (4096 files, about 770 KB pretty-printed), made once.
+fn big_document() -> &'static [u8] {
+    static DOC: OnceLock<Vec<u8>> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let files: Vec<genesis::SnapshotFile> = (0..genesis::snapshot::MAX_FILES)
+            .map(|i| genesis::SnapshotFile {
+                path: format!("src/module_{:02}/file_{i:05}.rs", i % 64)
+                    .parse()
+                    .unwrap(),
+                blob: genesis::Digest::of(&i.to_le_bytes()),
+                bytes: i as u64 * 37,
+            })
+            .collect();
+        genesis::Snapshot::from_files(files)
+            .unwrap()
+            .to_json_pretty()
+            .into_bytes()
+    })
+}
+
+/// `Snapshot::from_json` of the 4096-file document: strict parse (duplicate check + serde),
+/// path checks and the identity hash.
+#[divan::bench]
+fn snapshot_from_json_4096_files() -> genesis::Digest {
+    genesis::Snapshot::from_json(divan::black_box(big_document()))
+        .unwrap()
+        .identity()
+}
+
+/// The duplicate-key pass alone on the same document (the cost `genesis::json` adds).
+#[divan::bench]
+fn duplicate_key_check_4096_files() {
+    genesis::json::check_no_duplicate_keys(divan::black_box(big_document())).unwrap();
+}

@@ -91,6 +91,10 @@ pub enum BptError {
     /// The request cannot be acted on (not JSON, unknown decision, bad worktree path).
     #[error("{0}")]
     BadRequest(String),
+    /// The request has a member name twice in one object (see [`crate::json`]); the caller
+    /// names the file.
+    #[error("{0}")]
+    DuplicateKey(crate::json::DuplicateKey),
     /// The request does not validate against seed 001.
     #[error("the request does not validate against the BPT execution request schema (seed 001):\n{}", .0.iter().map(|v| format!("  {v}")).collect::<Vec<_>>().join("\n"))]
     Invalid(Vec<Violation>),
@@ -360,11 +364,13 @@ fn redact_clip(redactor: &Redactor, text: &str, max: usize) -> String {
 /// Parses and validates a request (seed 001, draft 2020-12, formats on).
 ///
 /// # Errors
-/// [`BptError::BadRequest`] (not JSON), [`BptError::Invalid`] with the JSON pointer of each
-/// failure; messages are redacted.
+/// [`BptError::BadRequest`] (not JSON), [`BptError::DuplicateKey`], [`BptError::Invalid`] with
+/// the JSON pointer of each failure; messages are redacted.
 pub fn parse_request(bytes: &[u8]) -> Result<Request, BptError> {
-    let doc: Value = serde_json::from_slice(bytes)
-        .map_err(|e| BptError::BadRequest(format!("the request is not valid JSON: {e}")))?;
+    let doc: Value = crate::json::value_from_slice(bytes).map_err(|e| match e {
+        crate::json::JsonError::Duplicate(d) => BptError::DuplicateKey(d),
+        e => BptError::BadRequest(format!("the request is not valid JSON: {e}")),
+    })?;
     let redactor = Redactor::new(possible_secrets(&doc));
     let violations: Vec<Violation> = request_validator()
         .iter_errors(&doc)
@@ -569,11 +575,16 @@ pub fn load_task(store: &Store, task: &str) -> Result<Option<TaskRecord>, BptErr
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_err(&path)(e)),
     };
-    let record: TaskRecord = serde_json::from_slice(&bytes).map_err(|e| {
-        io_err(&path)(io::Error::new(
+    let record: TaskRecord = crate::json::from_slice(&bytes).map_err(|e| match e {
+        crate::json::JsonError::Duplicate(source) => crate::store::StoreError::DuplicateKey {
+            path: path.clone(),
+            source,
+        }
+        .into(),
+        e => io_err(&path)(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("not a BPT task mapping: {e}"),
-        ))
+        )),
     })?;
     if record.schema != TASK_SCHEMA || record.local_task_id != task {
         return Err(io_err(&path)(io::Error::new(

@@ -1223,10 +1223,16 @@ impl Engine {
                 "its acceptance record {acceptance} cannot be read ({e}); run `genesis verify` again"
             ))
         })?;
-        let record: AcceptanceRecord = serde_json::from_slice(&bytes).map_err(|e| {
-            refuse(format!(
+        let record: AcceptanceRecord = crate::json::from_slice(&bytes).map_err(|e| match e {
+            crate::json::JsonError::Duplicate(source) => {
+                EngineError::Store(StoreError::DuplicateKey {
+                    path: self.store.object_path(&acceptance),
+                    source,
+                })
+            }
+            e => refuse(format!(
                 "its acceptance record {acceptance} is not valid: {e}"
-            ))
+            )),
         })?;
         let manifest = self.manifest_of(state, session)?;
         let ids: Vec<&str> = manifest.obligations.iter().map(|o| o.id.as_str()).collect();
@@ -1294,7 +1300,7 @@ impl Engine {
     /// Reads a session and its state.
     ///
     /// # Errors
-    /// [`SessionError::NotFound`], [`SessionError::Invalid`].
+    /// [`SessionError::NotFound`], [`SessionError::DuplicateKey`], [`SessionError::Invalid`].
     pub fn status(&self, id: &str) -> Result<(Session, SessionState), EngineError> {
         Ok(session::load(&self.store, id)?)
     }

@@ -99,6 +99,15 @@ pub enum JournalError {
         /// Why.
         reason: String,
     },
+    /// A journal with a member name twice in one object: Genesis never writes one, so it was
+    /// edited; refused, and nothing is replayed (see [`crate::json`]).
+    #[error("{}: {source}", .path.display())]
+    DuplicateKey {
+        /// The journal file.
+        path: PathBuf,
+        /// The name and its JSON pointer.
+        source: crate::json::DuplicateKey,
+    },
     /// A journal file that cannot be read.
     #[error("{}: invalid journal: {message}", .path.display())]
     Invalid {
@@ -399,7 +408,8 @@ pub fn finish(store: &Store, journal: &Journal) -> Result<(), JournalError> {
 /// The journals left by interrupted changes, sorted by session.
 ///
 /// # Errors
-/// [`JournalError::Invalid`] for a journal that cannot be parsed.
+/// [`JournalError::Invalid`] for a journal that cannot be parsed,
+/// [`JournalError::DuplicateKey`] for one with a member name twice.
 pub fn pending(store: &Store) -> Result<Vec<Journal>, JournalError> {
     let dir = journal_dir(store);
     let mut out = Vec::new();
@@ -423,9 +433,15 @@ pub fn pending(store: &Store) -> Result<Vec<Journal>, JournalError> {
             path: p.clone(),
             message: e.to_string(),
         })?;
-        let j: Journal = serde_json::from_slice(&bytes).map_err(|e| JournalError::Invalid {
-            path: p.clone(),
-            message: e.to_string(),
+        let j: Journal = crate::json::from_slice(&bytes).map_err(|e| match e {
+            crate::json::JsonError::Duplicate(source) => JournalError::DuplicateKey {
+                path: p.clone(),
+                source,
+            },
+            e => JournalError::Invalid {
+                path: p.clone(),
+                message: e.to_string(),
+            },
         })?;
         if j.schema != JOURNAL_SCHEMA {
             return Err(JournalError::Invalid {

@@ -8,7 +8,8 @@
 //! Modules, bottom up: [`hash`] (which bytes are hashed), [`path`] (validated workspace paths),
 //! [`snapshot`] (tree → snapshot document), [`store`] (content-addressed store), [`diff`]
 //! (git-style diffs between trees), [`check`] (does a tree match an expected snapshot),
-//! [`schema`] (the bundled JSON Schemas), [`workspace`] (a workspace with its store and
+//! [`json`] (strict JSON reading: duplicate member names refused everywhere), [`schema`] (the
+//! bundled JSON Schemas), [`workspace`] (a workspace with its store and
 //! manifest).
 pub mod abort;
 pub mod apply;
@@ -21,6 +22,7 @@ pub mod fault;
 pub mod fsmode;
 pub mod hash;
 pub mod journal;
+pub mod json;
 pub mod manifest;
 pub mod materialize;
 pub mod membership;

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::json::{DuplicateKey, JsonError};
 use crate::schema::{DocumentKind, Violation, schema_violations};
 
 /// The default manifest file name, relative to the workspace root.
@@ -87,6 +88,15 @@ pub enum ManifestError {
         /// The parser's message, with line and column.
         message: String,
     },
+    /// A member name twice in one object (RFC 8259 leaves it open; Genesis refuses it, see
+    /// [`crate::json`]): `genesis.json: duplicate key "obligations" at /obligations`.
+    #[error("{}: {source}", .path.display())]
+    DuplicateKey {
+        /// The manifest file.
+        path: PathBuf,
+        /// The name and its JSON pointer.
+        source: DuplicateKey,
+    },
     /// JSON that breaks the manifest schema.
     #[error("{}: invalid manifest: {}", .path.display(), .violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Invalid {
@@ -101,13 +111,18 @@ impl Manifest {
     /// Parses and validates manifest bytes; `path` is only used in errors.
     ///
     /// # Errors
-    /// [`ManifestError::Json`] or [`ManifestError::Invalid`].
+    /// [`ManifestError::Json`], [`ManifestError::DuplicateKey`] or [`ManifestError::Invalid`].
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Manifest, ManifestError> {
-        let value: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| ManifestError::Json {
+        let value = crate::json::value_from_slice(bytes).map_err(|e| match e {
+            JsonError::Duplicate(source) => ManifestError::DuplicateKey {
                 path: path.into(),
-                message: e.to_string(),
-            })?;
+                source,
+            },
+            other => ManifestError::Json {
+                path: path.into(),
+                message: other.to_string(),
+            },
+        })?;
         let violations = schema_violations(DocumentKind::Manifest, &value);
         if !violations.is_empty() {
             return Err(ManifestError::Invalid {

@@ -173,6 +173,7 @@ fn engine_pointer(e: &crate::snapshot::SnapshotDocumentError) -> String {
         E::Identity { .. } => "/identity".into(),
         E::Schema(_) => "/schema".into(),
         E::Json(_) => String::new(),
+        E::DuplicateKey(d) => d.pointer.clone(),
     }
 }
 
@@ -208,6 +209,21 @@ mod tests {
         // The 004 seed's size and a line only it has.
         assert_eq!(AGENT_TRANSACTION_SCHEMA.len(), 3242);
         assert!(AGENT_TRANSACTION_SCHEMA.contains("GenesisCode transactional agent session v0.1"));
+    }
+
+    #[test]
+    fn bundled_schemas_have_no_duplicate_keys() {
+        // Read with serde_json directly (they are compiled in); held to the same rule.
+        for text in [
+            AGENT_TRANSACTION_SCHEMA,
+            MANIFEST_SCHEMA,
+            crate::bpt::REQUEST_SCHEMA,
+        ] {
+            assert_eq!(
+                crate::json::check_no_duplicate_keys(text.as_bytes()),
+                Ok(())
+            );
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::hash::Digest;
+use crate::json::JsonError;
 use crate::path::WorkspacePath;
 use crate::schema::{DocumentKind, schema_violations};
 use crate::store::{Store, StoreError, write_atomic};
@@ -267,6 +268,17 @@ pub enum SessionError {
         /// What is wrong, with JSON pointers.
         message: String,
     },
+    /// The session document or its state file has a member name twice in one object (see
+    /// [`crate::json`]); for the state file, which Genesis writes, that means it was edited.
+    #[error("session {id}: {}: {source}", .path.display())]
+    DuplicateKey {
+        /// The session id.
+        id: String,
+        /// The file (`sessions/<id>.json` or `sessions/<id>.state`).
+        path: PathBuf,
+        /// The name and its JSON pointer.
+        source: crate::json::DuplicateKey,
+    },
     /// A store error.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -285,8 +297,8 @@ pub fn exists(store: &Store, id: &SessionId) -> bool {
 /// `#/$defs/session`, and its snapshots must be in the store.
 ///
 /// # Errors
-/// [`SessionError::NotFound`], [`SessionError::Invalid`] (with the JSON pointer of each
-/// failure, or the missing snapshot).
+/// [`SessionError::NotFound`], [`SessionError::DuplicateKey`] (either file),
+/// [`SessionError::Invalid`] (with the JSON pointer of each failure, or the missing snapshot).
 pub fn load(store: &Store, id: &str) -> Result<(Session, SessionState), SessionError> {
     let sid = SessionId::new(id).map_err(|_| SessionError::NotFound(id.to_owned()))?;
     let dir = sessions_dir(store);
@@ -303,8 +315,16 @@ pub fn load(store: &Store, id: &str) -> Result<(Session, SessionState), SessionE
         path: path.to_path_buf(),
         message,
     };
+    let json_err = |path: &Path, e: JsonError| match e {
+        JsonError::Duplicate(source) => SessionError::DuplicateKey {
+            id: id.to_owned(),
+            path: path.to_path_buf(),
+            source,
+        },
+        e => invalid(path, e.to_string()),
+    };
     let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| invalid(&path, e.to_string()))?;
+        crate::json::value_from_slice(&bytes).map_err(|e| json_err(&path, e))?;
     let violations = schema_violations(DocumentKind::Session, &value);
     if !violations.is_empty() {
         let msg = violations
@@ -327,7 +347,7 @@ pub fn load(store: &Store, id: &str) -> Result<(Session, SessionState), SessionE
     }
     let state_path = dir.join(format!("{sid}.state"));
     let state: SessionState = match std::fs::read(&state_path) {
-        Ok(b) => serde_json::from_slice(&b).map_err(|e| invalid(&state_path, e.to_string()))?,
+        Ok(b) => crate::json::from_slice(&b).map_err(|e| json_err(&state_path, e))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(invalid(&state_path, "missing engine state file".into()));
         }

@@ -73,6 +73,9 @@ pub enum SnapshotDocumentError {
     /// The JSON does not parse, or a field is missing, unknown or mistyped.
     #[error("not a snapshot document: {0}")]
     Json(String),
+    /// A member name twice in one object (see [`crate::json`]).
+    #[error(transparent)]
+    DuplicateKey(#[from] crate::json::DuplicateKey),
     /// `schema` is not `genesis/workspace-snapshot-v0.1`.
     #[error("field /schema: expected {SNAPSHOT_SCHEMA:?}, found {0:?}")]
     Schema(String),
@@ -141,11 +144,14 @@ impl Snapshot {
     /// Parses and checks a snapshot document (JSON bytes).
     ///
     /// # Errors
-    /// A [`SnapshotDocumentError`] naming the field: bad JSON, wrong schema, unsorted or
-    /// duplicate paths, invalid paths, limits, or an identity that does not match the files.
+    /// A [`SnapshotDocumentError`] naming the field: bad JSON, a duplicated member name, wrong
+    /// schema, unsorted or duplicate paths, invalid paths, limits, or an identity that does not
+    /// match the files.
     pub fn from_json(bytes: &[u8]) -> Result<Self, SnapshotDocumentError> {
-        let doc: SnapshotJson = serde_json::from_slice(bytes)
-            .map_err(|e| SnapshotDocumentError::Json(e.to_string()))?;
+        let doc: SnapshotJson = crate::json::from_slice(bytes).map_err(|e| match e {
+            crate::json::JsonError::Duplicate(d) => SnapshotDocumentError::DuplicateKey(d),
+            other => SnapshotDocumentError::Json(other.to_string()),
+        })?;
         if doc.schema != SNAPSHOT_SCHEMA {
             return Err(SnapshotDocumentError::Schema(doc.schema));
         }

@@ -50,12 +50,15 @@ pub fn now_ns() -> i64 {
 }
 
 impl StatCache {
-    /// Reads the cache at `path`; a missing or unreadable cache is an empty one.
+    /// Reads the cache at `path`; a missing, unreadable or invalid cache (one with a member name
+    /// twice included, see [`crate::json`]) is an empty one.
     pub fn load(path: &Path) -> StatCache {
         let Ok(bytes) = std::fs::read(path) else {
             return StatCache::default();
         };
-        match serde_json::from_slice::<File>(&bytes) {
+        // A cache with a duplicated member name was edited: discarded like any unreadable one
+        // (the tree is then read and hashed again), never half-trusted.
+        match crate::json::from_slice::<File>(&bytes) {
             Ok(f) if f.schema == SCHEMA => StatCache {
                 entries: f
                     .entries
@@ -127,5 +130,33 @@ impl StatCache {
         std::fs::write(tmp.path(), &bytes)?;
         tmp.persist(path).map_err(|e| e.error)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cache_with_a_key_twice_is_discarded() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("c.json");
+        let blob = Digest::of(b"x");
+        let stat = r#"{"size":1,"mtime_ns":1,"ctime_ns":1,"ino":7,"dev":1}"#;
+        let entry = format!(r#"{{"path":"a","stat":{stat},"blob":"{blob}"}}"#);
+        std::fs::write(
+            &p,
+            format!(r#"{{"schema":"{SCHEMA}","entries":[{entry}]}}"#),
+        )
+        .unwrap();
+        assert_eq!(StatCache::load(&p).len(), 1);
+        // `blob` twice in the entry: the cache is not trusted at all.
+        let twice = entry.replacen("\"blob\"", &format!("\"blob\":\"{blob}\",\"blob\""), 1);
+        std::fs::write(
+            &p,
+            format!(r#"{{"schema":"{SCHEMA}","entries":[{twice}]}}"#),
+        )
+        .unwrap();
+        assert!(StatCache::load(&p).is_empty());
     }
 }

@@ -94,6 +94,16 @@ pub enum StoreError {
         /// What is wrong.
         source: SnapshotDocumentError,
     },
+    /// A JSON file in the store (snapshot document, executable-bit sidecar, acceptance record,
+    /// session state, BPT task record) with a member name twice in one object: Genesis never
+    /// writes one, so it was edited; refused rather than read either way (see [`crate::json`]).
+    #[error("{}: {source}", .path.display())]
+    DuplicateKey {
+        /// The file.
+        path: PathBuf,
+        /// The name and its JSON pointer.
+        source: crate::json::DuplicateKey,
+    },
     /// A source file changed between hashing and copying it into the store.
     #[error("{}: changed while it was copied into the store (expected {expected}, copied {actual}); snapshot again", .path.display())]
     SourceChanged {
@@ -377,7 +387,8 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError::Missing`] if absent; [`StoreError::BadSnapshot`] if the document is invalid
-    /// or its identity is not its name.
+    /// or its identity is not its name; [`StoreError::DuplicateKey`] if it or its sidecar has a
+    /// member name twice in one object.
     pub fn read_snapshot(
         &self,
         identity: &Digest,
@@ -394,9 +405,15 @@ impl Store {
             }
             Err(e) => return Err(io_err(&path)(e)),
         };
-        let snapshot = Snapshot::from_json(&data).map_err(|source| StoreError::BadSnapshot {
-            path: path.clone(),
-            source,
+        let snapshot = Snapshot::from_json(&data).map_err(|source| match source {
+            SnapshotDocumentError::DuplicateKey(source) => StoreError::DuplicateKey {
+                path: path.clone(),
+                source,
+            },
+            source => StoreError::BadSnapshot {
+                path: path.clone(),
+                source,
+            },
         })?;
         if snapshot.identity() != *identity {
             return Err(StoreError::Corrupt {
@@ -412,9 +429,15 @@ impl Store {
                 struct Exec {
                     executable: BTreeSet<WorkspacePath>,
                 }
-                let e: Exec = serde_json::from_slice(&bytes).map_err(|e| StoreError::Io {
-                    path: exec_path.clone(),
-                    source: std::io::Error::other(e.to_string()),
+                let e: Exec = crate::json::from_slice(&bytes).map_err(|e| match e {
+                    crate::json::JsonError::Duplicate(source) => StoreError::DuplicateKey {
+                        path: exec_path.clone(),
+                        source,
+                    },
+                    e => StoreError::Io {
+                        path: exec_path.clone(),
+                        source: std::io::Error::other(e.to_string()),
+                    },
                 })?;
                 e.executable
             }

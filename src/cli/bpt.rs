@@ -45,6 +45,7 @@ impl Observer for Human {
 
 fn exit_of(e: BptError, redactor: &Redactor) -> CliError {
     let mut err = match e {
+        BptError::DuplicateKey(_) => CliError::usage(format!("the request: {e}")),
         BptError::BadRequest(_) | BptError::Invalid(_) => CliError::usage(e.to_string()),
         BptError::WrongWorker { .. } | BptError::Conflict(_) => CliError {
             code: 3,
@@ -77,7 +78,17 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }
     };
     let none = Redactor::none();
-    let request = genesis::bpt::parse_request(&bytes).map_err(|e| exit_of(e, &none))?;
+    let request = genesis::bpt::parse_request(&bytes).map_err(|e| match e {
+        // Named like every other document: `REQUEST.json: duplicate key "operation" at /operation`.
+        BptError::DuplicateKey(d) => CliError::usage(format!(
+            "{}: {d}",
+            args.request
+                .as_ref()
+                .filter(|p| p.as_os_str() != "-")
+                .map_or("standard input".to_owned(), |p| p.display().to_string())
+        )),
+        e => exit_of(e, &none),
+    })?;
     let redactor = request.redactor();
     // This command's events default to the BPT dialect.
     let dialect: Dialect = match &ctx.events_format {

@@ -68,7 +68,8 @@ impl From<StoreError> for CliError {
             StoreError::NotFound(_)
             | StoreError::NotAStore(_)
             | StoreError::NoSuchSnapshot { .. }
-            | StoreError::Ambiguous { .. } => 2,
+            | StoreError::Ambiguous { .. }
+            | StoreError::DuplicateKey { .. } => 2,
             StoreError::Locked { .. } => 3,
             _ => 4,
         };
@@ -111,7 +112,9 @@ impl From<SessionError> for CliError {
     fn from(e: SessionError) -> Self {
         match e {
             SessionError::Store(s) => s.into(),
-            SessionError::NotFound(_) | SessionError::Exists(_) => CliError::usage(e.to_string()),
+            SessionError::NotFound(_)
+            | SessionError::Exists(_)
+            | SessionError::DuplicateKey { .. } => CliError::usage(e.to_string()),
             SessionError::Invalid { .. } => CliError {
                 code: 4,
                 message: e.to_string(),
@@ -149,6 +152,7 @@ impl From<JournalError> for CliError {
             JournalError::Store(s) => return s.into(),
             JournalError::Session(s) => return s.into(),
             JournalError::Unsafe { .. } => 3,
+            JournalError::DuplicateKey { .. } => 2,
             JournalError::Io { .. } | JournalError::Invalid { .. } => 4,
         };
         CliError {

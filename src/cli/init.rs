@@ -28,10 +28,14 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         Some(p) => ws.root().join(p),
         None => ws.manifest_path(),
     };
+    // An existing manifest is checked before anything is made: a refused init writes nothing.
+    let existing = manifest_path.exists();
+    if existing {
+        Manifest::load(&manifest_path)?;
+    }
     // The store first: if it cannot be made, no manifest is left behind.
     let store = ws.init_store()?;
-    let created_manifest = if manifest_path.exists() {
-        Manifest::load(&manifest_path)?;
+    let created_manifest = if existing {
         false
     } else {
         let dir = manifest_path.parent().unwrap_or(ws.root());

@@ -15,7 +15,9 @@ pub struct Args {
 }
 
 /// Exit 0 when every document is valid, 1 when one is not (each failure printed with its JSON
-/// pointer), 2 when a file cannot be read or is not JSON (the others are still checked).
+/// pointer), 2 when a file cannot be read, is not JSON, or has a member name twice in one object
+/// (`FILE: duplicate key "obligations" at /obligations`, as every other command refuses it; the
+/// others are still checked).
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let mut results = Vec::new();
     let mut worst = 0u8;
@@ -24,8 +26,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         let parsed = std::fs::read(f)
             .map_err(|e| format!("{}: {e}", f.display()))
             .and_then(|b| {
-                serde_json::from_slice::<serde_json::Value>(&b)
-                    .map_err(|e| format!("{}: invalid JSON: {e}", f.display()))
+                genesis::json::value_from_slice(&b).map_err(|e| match e {
+                    genesis::json::JsonError::Duplicate(d) => format!("{}: {d}", f.display()),
+                    e => format!("{}: invalid JSON: {e}", f.display()),
+                })
             });
         let value = match parsed {
             Ok(v) => v,
