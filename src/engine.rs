@@ -305,6 +305,9 @@ impl PreImage for TreeImage<'_> {
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.is_executable(path)
     }
+    fn paths(&self) -> Vec<WorkspacePath> {
+        self.0.snapshot.files().iter().map(|f| f.path.clone()).collect()
+    }
 }
 
 /// New blobs of a patch, held until every check has passed.
@@ -683,11 +686,7 @@ impl Engine {
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
             PatchInput::Diff(bytes) => {
-                let mut popts = crate::patch::ApplyOptions::default();
-                if let Some(n) = manifest.limits.max_patch_bytes {
-                    popts.max_patch_bytes = n;
-                }
-                let outcome = apply_patch(bytes, &TreeImage(&current), &popts)?;
+                let outcome = apply_patch(bytes, &TreeImage(&current), &patch_options(&manifest))?;
                 for p in outcome.changes.keys() {
                     if let Some(reason) = forbidden_path(p) {
                         return Err(EngineError::Unsafe {
@@ -756,6 +755,19 @@ impl Engine {
                     &mut text,
                 )
                 .map_err(|e| EngineError::Invalid(e.to_string()))?;
+                // The text goes through exactly the rules a submitted diff does, so what is
+                // recorded always replays: a directory state the patch rules refuse (two names
+                // that differ only by case, a path over the limits) is refused here too.
+                let again = apply_patch(&text, &TreeImage(&current), &patch_options(&manifest))?;
+                let (snap, exec, _) = self.apply_changes(&current, again.changes)?;
+                if snap.identity() != out.snapshot.identity() || exec != out.executable {
+                    return Err(EngineError::Invalid(format!(
+                        "{}: the diff Genesis wrote for this directory gives snapshot {}, not the directory's {}; nothing recorded",
+                        dir.display(),
+                        snap.identity(),
+                        out.snapshot.identity()
+                    )));
+                }
                 skipped = out.skipped;
                 (out.snapshot, out.executable, text)
             }
@@ -1350,10 +1362,7 @@ impl Engine {
     pub fn replay(&self, id: &str) -> Result<Vec<ReplayStep>, EngineError> {
         let (session, state) = session::load(&self.store, id)?;
         let manifest = self.manifest_of(&state, &session)?;
-        let mut popts = crate::patch::ApplyOptions::default();
-        if let Some(n) = manifest.limits.max_patch_bytes {
-            popts.max_patch_bytes = n;
-        }
+        let popts = patch_options(&manifest);
         let mut steps = Vec::new();
         for (i, entry) in session.patches.iter().enumerate() {
             let before = self.tree(
@@ -1390,6 +1399,16 @@ impl Engine {
         }
         Ok(steps)
     }
+}
+
+/// The patch rules' limits under `manifest` (its `limits.max_patch_bytes`, if set), the same
+/// for a submitted diff, `patch --from` and `replay`.
+fn patch_options(manifest: &Manifest) -> crate::patch::ApplyOptions {
+    let mut popts = crate::patch::ApplyOptions::default();
+    if let Some(n) = manifest.limits.max_patch_bytes {
+        popts.max_patch_bytes = n;
+    }
+    popts
 }
 
 fn journal_op(c: &Change) -> JournalOp {

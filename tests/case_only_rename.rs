@@ -1,0 +1,205 @@
+//! Case-only renames (issue 9, item 5): collisions are judged on the result tree, a case-only
+//! rename applies (with or without an edit, as a diff text or through `patch --from`), and what
+//! is recorded replays and round-trips through `genesis diff SESSION | genesis patch`.
+
+mod common;
+
+use common::{run_in, stderr, stdout, write_tree};
+
+const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
+
+fn ws() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[
+            ("genesis.json", MANIFEST),
+            ("readme.md", b"# title\nold line\n"),
+            ("docs/guide.md", b"guide\n"),
+        ],
+    );
+    d
+}
+
+fn code(o: &std::process::Output) -> Option<i32> {
+    o.status.code()
+}
+
+fn ok(o: &std::process::Output) {
+    assert_eq!(code(o), Some(0), "{}", stderr(o));
+}
+
+fn patch(dir: &std::path::Path, session: &str, text: &[u8]) -> std::process::Output {
+    common::genesis()
+        .current_dir(dir)
+        .args(["patch", session, "-"])
+        .write_stdin(text.to_vec())
+        .output()
+        .unwrap()
+}
+
+/// The sorted list of regular files under `root` (the store left out), as `path=bytes`.
+fn files(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(root).unwrap().to_str().unwrap();
+        if rel.starts_with(".genesis") || !e.file_type().is_file() {
+            continue;
+        }
+        out.push(format!(
+            "{rel}={}",
+            String::from_utf8_lossy(&std::fs::read(e.path()).unwrap())
+        ));
+    }
+    out
+}
+
+const PURE: &[u8] = b"diff --git a/readme.md b/README.md\nsimilarity index 100%\nrename from readme.md\nrename to README.md\n";
+const EDIT: &[u8] = b"diff --git a/readme.md b/README.md\nsimilarity index 80%\nrename from readme.md\nrename to README.md\n--- a/readme.md\n+++ b/README.md\n@@ -1,2 +1,2 @@\n # title\n-old line\n+new line\n";
+
+#[test]
+fn pure_case_only_rename_applies() {
+    let d = ws();
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "s"]));
+    let o = patch(r, "s", PURE);
+    ok(&o);
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    assert_eq!(
+        files(r),
+        [
+            "README.md=# title\nold line\n",
+            "docs/guide.md=guide\n",
+            &("genesis.json=".to_owned() + std::str::from_utf8(MANIFEST).unwrap()),
+        ]
+    );
+    let o = run_in(r, &["replay", "s"]);
+    assert_eq!(code(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
+#[test]
+fn case_only_rename_with_an_edit_applies() {
+    let d = ws();
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "s"]));
+    ok(&patch(r, "s", EDIT));
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    assert_eq!(
+        std::fs::read(r.join("README.md")).unwrap(),
+        b"# title\nnew line\n"
+    );
+    assert!(!r.join("readme.md").exists());
+    let o = run_in(r, &["replay", "s"]);
+    assert_eq!(code(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
+#[test]
+fn case_only_directory_rename_applies() {
+    let d = ws();
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "s"]));
+    ok(&patch(
+        r,
+        "s",
+        b"diff --git a/docs/guide.md b/Docs/guide.md\nsimilarity index 100%\nrename from docs/guide.md\nrename to Docs/guide.md\n",
+    ));
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    assert_eq!(std::fs::read(r.join("Docs/guide.md")).unwrap(), b"guide\n");
+    assert!(!r.join("docs").exists());
+}
+
+#[test]
+fn a_new_name_beside_a_kept_one_is_still_refused() {
+    let d = ws();
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "s"]));
+    let before = std::fs::read(r.join(".genesis/sessions/s.json")).unwrap();
+    // A new README.md while readme.md stays.
+    let o = patch(
+        r,
+        "s",
+        b"diff --git a/README.md b/README.md\nnew file mode 100644\n--- /dev/null\n+++ b/README.md\n@@ -0,0 +1 @@\n+x\n",
+    );
+    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: patch refused, nothing recorded: patch line 1: path README.md would stand beside readme.md in the result; they differ only by case or Unicode normalisation, so they cannot both exist on a case-insensitive or normalising file system (macOS, Windows)\n"
+    );
+    // A new file in Docs/ while docs/ stays.
+    let o = patch(
+        r,
+        "s",
+        b"diff --git a/Docs/new.md b/Docs/new.md\nnew file mode 100644\n--- /dev/null\n+++ b/Docs/new.md\n@@ -0,0 +1 @@\n+x\n",
+    );
+    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("path Docs would stand beside docs in the result"),
+        "{}",
+        stderr(&o)
+    );
+    // A copy to another case keeps both names.
+    let o = patch(
+        r,
+        "s",
+        b"diff --git a/readme.md b/README.md\nsimilarity index 100%\ncopy from readme.md\ncopy to README.md\n",
+    );
+    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(r.join(".genesis/sessions/s.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn patch_from_records_a_case_only_rename_that_replays_and_round_trips() {
+    let d = ws();
+    let r = d.path();
+    let co = tempfile::tempdir().unwrap();
+    let checkout = co.path().join("c");
+    ok(&run_in(
+        r,
+        &[
+            "open",
+            "--session",
+            "s",
+            "--checkout",
+            checkout.to_str().unwrap(),
+        ],
+    ));
+    std::fs::remove_file(checkout.join("readme.md")).unwrap();
+    std::fs::write(checkout.join("README.md"), b"# title\nnew line\n").unwrap();
+    ok(&run_in(
+        r,
+        &["patch", "s", "--from", checkout.to_str().unwrap()],
+    ));
+    let o = run_in(r, &["replay", "s"]);
+    assert_eq!(code(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stdout(&o).contains("MISMATCH"), "{}", stdout(&o));
+    // The recorded diff, fed back to a new session, gives the same snapshot.
+    let diff = run_in(r, &["diff", "s"]);
+    ok(&diff);
+    assert_eq!(
+        stdout(&diff),
+        "diff --git a/README.md b/README.md\nnew file mode 100644\n--- /dev/null\n+++ b/README.md\n@@ -0,0 +1,2 @@\n+# title\n+new line\ndiff --git a/readme.md b/readme.md\ndeleted file mode 100644\n--- a/readme.md\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-# title\n-old line\n"
+    );
+    ok(&run_in(r, &["open", "--session", "t"]));
+    ok(&patch(r, "t", &diff.stdout));
+    let s = run_in(r, &["--json", "status", "s"]);
+    let t = run_in(r, &["--json", "status", "t"]);
+    let cur = |o: &std::process::Output| {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["session"]["current_snapshot"].clone()
+    };
+    assert_eq!(cur(&s), cur(&t), "{}\n{}", stdout(&s), stdout(&t));
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    assert_eq!(
+        std::fs::read(r.join("README.md")).unwrap(),
+        b"# title\nnew line\n"
+    );
+    assert!(!r.join("readme.md").exists());
+}
