@@ -151,6 +151,19 @@ fn holds(path: &Path, state: &FileState) -> bool {
     }
 }
 
+/// Whether a deletion of `journal` names `op`'s path in another spelling that a
+/// case-insensitive or normalising file system (macOS, Windows) treats as the same name
+/// ([`crate::path::fold_key`]): a case-only rename `readme.md` → `README.md`. There the new
+/// name already "holds" the content (it opens the old file), and the deletion of the old name
+/// would then remove the only copy; so such a path is always staged, and the staged copy is
+/// renamed into place after the deletion.
+fn spelled_like_a_deletion(journal: &Journal, op: &JournalOp) -> bool {
+    let key = crate::path::fold_key(op.path.as_str());
+    journal.ops.iter().any(|d| {
+        d.post.is_none() && d.path != op.path && crate::path::fold_key(d.path.as_str()) == key
+    })
+}
+
 fn real_dir(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|md| md.is_dir() && !md.file_type().is_symlink())
 }
@@ -274,7 +287,7 @@ pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), Jour
         for (n, op) in journal.ops.iter().enumerate() {
             let Some(post) = &op.post else { continue };
             let target = op.path.to_fs_path(root);
-            if holds(&target, post) {
+            if holds(&target, post) && !spelled_like_a_deletion(journal, op) {
                 continue;
             }
             let parent = target.parent().unwrap_or(root);
