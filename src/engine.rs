@@ -306,7 +306,12 @@ impl PreImage for TreeImage<'_> {
         self.0.is_executable(path)
     }
     fn paths(&self) -> Vec<WorkspacePath> {
-        self.0.snapshot.files().iter().map(|f| f.path.clone()).collect()
+        self.0
+            .snapshot
+            .files()
+            .iter()
+            .map(|f| f.path.clone())
+            .collect()
     }
 }
 

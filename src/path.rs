@@ -118,6 +118,19 @@ pub fn validate(path: &str) -> Result<(), PathError> {
     Ok(())
 }
 
+/// The key under which two names collide on a case-insensitive, normalising file system
+/// (macOS APFS/HFS+, Windows NTFS): the name decomposed (NFD), lower-cased (Unicode simple
+/// lower case), then composed again (NFC). `README.md` and `readme.md` have one key, and so have
+/// `caf\u{e9}.txt` (composed) and `cafe\u{301}.txt` (decomposed).
+pub fn fold_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfd()
+        .collect::<String>()
+        .to_lowercase()
+        .nfc()
+        .collect()
+}
+
 impl fmt::Display for WorkspacePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

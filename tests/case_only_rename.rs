@@ -6,7 +6,8 @@ mod common;
 
 use common::{run_in, stderr, stdout, write_tree};
 
-const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
+const MANIFEST: &[u8] =
+    br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
 
 fn ws() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
@@ -202,4 +203,56 @@ fn patch_from_records_a_case_only_rename_that_replays_and_round_trips() {
         b"# title\nnew line\n"
     );
     assert!(!r.join("readme.md").exists());
+}
+
+/// A case-insensitive file system (macOS, Windows), simulated on Linux, where none could be
+/// mounted here (the kernel lacks CONFIG_UNICODE, so neither `tmpfs -o casefold` nor an ext4
+/// `-O casefold` image mounts): there `README.md` and `readme.md` are two spellings of one
+/// directory entry, so both names open one inode with one content. A hard link shows the engine
+/// exactly that — same bytes, same device and inode under both names. The apply must accept
+/// the new name as the file it renames, and must stage the new name's content before it
+/// unlinks the old name (on a real case-insensitive file system that unlink removes the only
+/// directory entry, so skipping the staging because `README.md` "already holds" its post
+/// content would lose the file); the step trace proves the order.
+#[test]
+fn case_insensitive_file_system_never_loses_the_only_copy() {
+    let d = ws();
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "s"]));
+    ok(&patch(r, "s", PURE));
+    ok(&run_in(r, &["verify", "s"]));
+    std::fs::hard_link(r.join("readme.md"), r.join("README.md")).unwrap();
+    let trace = r.join("trace.txt");
+    let o = common::genesis()
+        .current_dir(r)
+        .env("GENESIS_FAULT_TRACE", &trace)
+        .args(["apply", "s"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let steps: Vec<String> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_once(' ').unwrap().1.to_owned())
+        .collect();
+    let at = |name: &str| {
+        steps
+            .iter()
+            .position(|s| s == name)
+            .unwrap_or_else(|| panic!("no step {name:?} in {steps:?}"))
+    };
+    let create = at("create ./.genesis-tmp-s-0");
+    let fsync = at("fsync ./.genesis-tmp-s-0");
+    let unlink = at("unlink readme.md");
+    let rename = at("rename README.md");
+    assert!(create < fsync && fsync < unlink && unlink < rename, "{steps:?}");
+    std::fs::remove_file(&trace).unwrap();
+    assert_eq!(
+        files(r),
+        [
+            "README.md=# title\nold line\n",
+            "docs/guide.md=guide\n",
+            &("genesis.json=".to_owned() + std::str::from_utf8(MANIFEST).unwrap()),
+        ]
+    );
 }

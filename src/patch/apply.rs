@@ -2,11 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use unicode_normalization::UnicodeNormalization;
-
 use super::parse::{Binary, FilePatch, Hunk, HunkLine, Op, op_name};
 use super::{ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage};
-use crate::path::WorkspacePath;
+use crate::path::{WorkspacePath, fold_key as fold};
 
 /// Validates one name from the patch.
 fn check_path(s: &str, line: usize, opts: &ApplyOptions) -> Result<WorkspacePath, PatchError> {
@@ -60,11 +58,6 @@ fn is_named(component: &str, name: &str) -> bool {
     let stem = &name[1..];
     let short = format!("{}~1", &stem[..stem.len().min(6)]);
     trimmed.eq_ignore_ascii_case(&short)
-}
-
-/// The key under which two names collide on a case-insensitive, normalising file system.
-fn fold(s: &str) -> String {
-    s.nfd().collect::<String>().to_lowercase().nfc().collect()
 }
 
 /// Records the paths an entry writes or deletes, refusing a path named twice. Names that

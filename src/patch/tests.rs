@@ -20,7 +20,10 @@ impl PreImage for Mem {
         self.0.get(path.as_str()).is_some_and(|(_, x)| *x)
     }
     fn paths(&self) -> Vec<WorkspacePath> {
-        self.0.keys().filter_map(|p| WorkspacePath::new(*p).ok()).collect()
+        self.0
+            .keys()
+            .filter_map(|p| WorkspacePath::new(*p).ok())
+            .collect()
     }
 }
 
