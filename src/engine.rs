@@ -103,6 +103,10 @@ pub enum EngineError {
         "interrupted while obligation {0} ran; its process group was killed and nothing was recorded"
     )]
     Interrupted(String),
+    /// A path the patch writes could not be verified or applied on this system (NAME_MAX,
+    /// PATH_MAX); nothing was recorded.
+    #[error("patch refused, nothing recorded: {0}")]
+    PathLimit(#[from] crate::path::FsLimitError),
     /// Bad input that is not a patch error (a bad argument, a result over the v0.1 limits).
     #[error("{0}")]
     Invalid(String),
@@ -700,6 +704,14 @@ impl Engine {
                         });
                     }
                 }
+                self.check_fs_limits(
+                    id,
+                    outcome
+                        .changes
+                        .iter()
+                        .filter(|(_, c)| matches!(c, FileChange::Write { .. }))
+                        .map(|(p, _)| p),
+                )?;
                 let (snap, exec, pending) = self.apply_changes(&current, outcome.changes)?;
                 let left_out = crate::membership::left_out(&snap, &manifest.exclude, |f| {
                     match pending.get(&f.blob) {
@@ -751,6 +763,7 @@ impl Engine {
                         });
                     }
                 }
+                self.check_fs_limits(id, list.iter().filter(|c| c.new.is_some()).map(|c| &c.path))?;
                 let mut text = Vec::new();
                 write_git_diff(
                     &current,
@@ -823,6 +836,44 @@ impl Engine {
             outcome.verification = Some(v);
         }
         Ok(outcome)
+    }
+
+    /// Refuses (exit 2) a path a patch writes that this system could not verify or apply: a
+    /// component over [`crate::path::NAME_MAX`], or, joined to the workspace root (with apply's
+    /// staging name `.genesis-tmp-<session>-<n>` in place of its file name) or to the default
+    /// verify scratch directory (`$TMPDIR/genesis-verify-<session>-XXXXXX`, with the
+    /// materialiser's `.genesis-tmp-XXXXXX`), a path over [`crate::path::PATH_MAX`]. The
+    /// lengths are those of this machine at patch time.
+    fn check_fs_limits<'p>(
+        &self,
+        id: &str,
+        paths: impl Iterator<Item = &'p WorkspacePath>,
+    ) -> Result<(), EngineError> {
+        use crate::path::FsPlace;
+        let root = absolute(self.workspace.root());
+        let tmp = std::env::temp_dir();
+        // Journal ops are numbered below 2 × 4096 (base plus current files): 4 digits; 5 kept.
+        let staging = ".genesis-tmp-".len() + id.len() + 1 + 5;
+        let scratch_name = format!("genesis-verify-{id}-XXXXXX");
+        let places = [
+            FsPlace {
+                what: format!("the workspace {}", root.display()),
+                dir_len: root.as_os_str().len(),
+                temp_name_len: staging,
+            },
+            FsPlace {
+                what: format!(
+                    "the default verify scratch directory {}",
+                    tmp.join(&scratch_name).display()
+                ),
+                dir_len: tmp.as_os_str().len() + 1 + scratch_name.len(),
+                temp_name_len: ".genesis-tmp-XXXXXX".len(),
+            },
+        ];
+        for p in paths {
+            crate::path::check_fs_limits(p, &places)?;
+        }
+        Ok(())
     }
 
     fn apply_changes(

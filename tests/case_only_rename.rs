@@ -245,7 +245,10 @@ fn case_insensitive_file_system_never_loses_the_only_copy() {
     let fsync = at("fsync ./.genesis-tmp-s-0");
     let unlink = at("unlink readme.md");
     let rename = at("rename README.md");
-    assert!(create < fsync && fsync < unlink && unlink < rename, "{steps:?}");
+    assert!(
+        create < fsync && fsync < unlink && unlink < rename,
+        "{steps:?}"
+    );
     std::fs::remove_file(&trace).unwrap();
     assert_eq!(
         files(r),
