@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use common::{stderr, write_tree};
 
-const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
+const MANIFEST: &[u8] =
+    br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
 const PATH_MAX: usize = 4096;
 
 /// A workspace at `<tmp>/<pad>` (so the test controls the root's length) and a TMPDIR for the
