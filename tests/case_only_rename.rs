@@ -259,3 +259,52 @@ fn case_insensitive_file_system_never_loses_the_only_copy() {
         ]
     );
 }
+
+/// The same on a real case-insensitive file system. Run by hand, as root with FUSE:
+///
+/// ```sh
+/// mkdir -p /tmp/cib /tmp/cim && scripts/casefold_fs.py /tmp/cib /tmp/cim &
+/// GENESIS_CASEFOLD_DIR=/tmp/cim cargo test --test case_only_rename -- --ignored
+/// ```
+///
+/// `scripts/casefold_fs.py` mounts a case-insensitive, case-preserving, normalisation-insensitive
+/// file system (as APFS or NTFS behave); a kernel with CONFIG_UNICODE can use
+/// `mount -t tmpfs -o casefold=utf8 tmpfs DIR` instead.
+#[test]
+#[ignore = "needs a case-insensitive mount named by GENESIS_CASEFOLD_DIR"]
+fn case_only_rename_on_a_real_case_insensitive_mount() {
+    let base = std::env::var_os("GENESIS_CASEFOLD_DIR")
+        .expect("GENESIS_CASEFOLD_DIR names a case-insensitive mount");
+    let probe = tempfile::tempdir_in(&base).unwrap();
+    std::fs::write(probe.path().join("probe"), b"p").unwrap();
+    assert!(
+        probe.path().join("PROBE").exists(),
+        "{base:?} is not case-insensitive"
+    );
+    for (text, content) in [
+        (PURE, &b"# title\nold line\n"[..]),
+        (EDIT, &b"# title\nnew line\n"[..]),
+    ] {
+        let d = tempfile::tempdir_in(&base).unwrap();
+        let r = d.path();
+        write_tree(
+            r,
+            &[
+                ("genesis.json", MANIFEST),
+                ("readme.md", b"# title\nold line\n"),
+            ],
+        );
+        ok(&run_in(r, &["open", "--session", "s"]));
+        ok(&patch(r, "s", text));
+        ok(&run_in(r, &["verify", "s"]));
+        ok(&run_in(r, &["apply", "s"]));
+        let mut names: Vec<String> = std::fs::read_dir(r)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n != ".genesis")
+            .collect();
+        names.sort();
+        assert_eq!(names, ["README.md", "genesis.json"]);
+        assert_eq!(std::fs::read(r.join("README.md")).unwrap(), content);
+    }
+}
