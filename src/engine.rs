@@ -164,6 +164,9 @@ pub struct OpenOutcome {
     pub session: Session,
     /// Entries left out of the base snapshot (links, FIFOs, …).
     pub skipped: Vec<Skipped>,
+    /// Groups of names in the base snapshot equal under case folding or NFC
+    /// ([`Snapshot::fold_collisions`]); such a base cannot be checked out on macOS or Windows.
+    pub collisions: Vec<Vec<String>>,
     /// The checkout directory, if one was made.
     pub checkout: Option<PathBuf>,
 }
@@ -584,6 +587,7 @@ impl Engine {
         session::save(&self.store, &session, &state)?;
         Ok(OpenOutcome {
             session,
+            collisions: outcome.snapshot.fold_collisions(),
             skipped: outcome.skipped,
             checkout: opts.checkout.clone(),
         })

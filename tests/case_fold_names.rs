@@ -92,3 +92,27 @@ fn check_and_name_status_quote_names_so_nfc_and_nfd_differ() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains(NFD), "{}", stdout(&o));
 }
+
+#[test]
+fn open_reports_them_too() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[
+            (
+                "genesis.json",
+                br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#,
+            ),
+            (NFC, b"composed\n"),
+            (NFD, b"decomposed\n"),
+        ],
+    );
+    let o = run_in(d.path(), &["--json", "open", "--session", "s"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "genesis: warning: \"cafe\\314\\201.txt\" and \"caf\\303\\251.txt\" differ only by case or Unicode normalisation; this snapshot cannot be checked out on a case-insensitive or normalising file system (macOS, Windows)\n"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["collisions"], serde_json::json!([[NFD, NFC]]));
+}
