@@ -340,6 +340,67 @@ mod tests {
         assert!(validate("\u{2029}/..").is_err());
     }
 
+    #[test]
+    fn fold_key_merges_case_and_normalisation_only() {
+        assert_eq!(fold_key("README.md"), fold_key("readme.md"));
+        assert_eq!(fold_key("caf\u{e9}.txt"), fold_key("cafe\u{301}.txt"));
+        assert_eq!(fold_key("CAF\u{c9}.txt"), fold_key("cafe\u{301}.txt"));
+        assert_ne!(fold_key("readme.md"), fold_key("readme.rs"));
+    }
+
+    #[test]
+    fn fs_limits_at_and_over_path_max() {
+        let place = |dir_len, temp_name_len| FsPlace {
+            what: "the place".into(),
+            dir_len,
+            temp_name_len,
+        };
+        // dir (10) + '/' + path + NUL = 4096 exactly: accepted; one byte more: refused.
+        let at = WorkspacePath::new(format!(
+            "{}/{}",
+            vec!["d".repeat(200); 20].join("/"),
+            "f".repeat(64)
+        ))
+        .unwrap();
+        assert_eq!(at.as_str().len(), 4084);
+        assert_eq!(check_fs_limits(&at, &[place(10, 0)]), Ok(()));
+        let e = check_fs_limits(&at, &[place(11, 0)]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                FsLimitError::PathTooLong {
+                    total: 4097,
+                    limit: 4096,
+                    max: 4083,
+                    len: 4084,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        // A temporary name longer than the file name binds.
+        let short = WorkspacePath::new(format!("{}/f", "d".repeat(200))).unwrap();
+        assert_eq!(
+            check_fs_limits(&short, &[place(4096 - 203 - 20, 20)]),
+            Ok(())
+        );
+        assert!(check_fs_limits(&short, &[place(4096 - 202 - 20, 20)]).is_err());
+        // NAME_MAX.
+        let long = WorkspacePath::new("n".repeat(256)).unwrap();
+        assert!(matches!(
+            check_fs_limits(&long, &[]),
+            Err(FsLimitError::NameTooLong {
+                component_len: 256,
+                limit: 255,
+                ..
+            })
+        ));
+        assert_eq!(
+            check_fs_limits(&WorkspacePath::new("n".repeat(255)).unwrap(), &[]),
+            Ok(())
+        );
+    }
+
     proptest! {
         #[test]
         fn parse_then_print_round_trips(s in "[^/\\\\\\x00-\\x1f\\x7f]{1,8}(/[^/\\\\\\x00-\\x1f\\x7f]{1,8}){0,4}") {
