@@ -74,6 +74,12 @@ impl PreImage for MemTree {
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.get(path.as_str()).is_some_and(|(_, x)| *x)
     }
+    fn paths(&self) -> Vec<WorkspacePath> {
+        self.0
+            .keys()
+            .filter_map(|p| WorkspacePath::new(p.as_str()).ok())
+            .collect()
+    }
 }
 
 /// Whether any component is `.git` (ASCII case-insensitively) or the first is `.genesis`.

@@ -14,6 +14,25 @@ use std::path::Path;
 use crate::diff::{Change, Status};
 use crate::snapshot::hash_file;
 
+/// Whether `path`, found on disk as `md`, is the very file (same device and inode) as one of
+/// `deleted` that differs from it only by case or normalisation ([`crate::path::fold_key`]):
+/// what a case-insensitive or normalising file system shows for a case-only rename.
+fn same_file_as_a_deletion(
+    root: &Path,
+    path: &str,
+    md: &std::fs::Metadata,
+    deleted: &BTreeSet<&str>,
+) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let key = crate::path::fold_key(path);
+    deleted.iter().any(|d| {
+        *d != path
+            && crate::path::fold_key(d) == key
+            && std::fs::symlink_metadata(root.join(d))
+                .is_ok_and(|o| o.is_file() && o.dev() == md.dev() && o.ino() == md.ino())
+    })
+}
+
 /// Checks that each changed path still holds its base state. Returns the conflicts, sorted,
 /// each `(path, reason)`; empty when the apply may go ahead.
 pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)> {
@@ -60,6 +79,9 @@ pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)
         let md = std::fs::symlink_metadata(&target);
         match (&c.old, md) {
             (None, Err(_)) => {}
+            // A case-insensitive file system: the new name opens the file this apply deletes
+            // under its old spelling (a case-only rename); that file is checked as a deletion.
+            (None, Ok(md)) if same_file_as_a_deletion(root, p, &md, &deleted) => {}
             (None, Ok(md)) if md.is_dir() && !md.file_type().is_symlink() => {
                 // A directory the deletions must empty so the new file can take its place.
                 if let Some(reason) = foreign_entry(&target, p, &deleted) {

@@ -807,7 +807,10 @@ impl Emitter {
                 codes::STORE_LOCKED
             }
             BptError::Engine(
-                EngineError::Patch(_) | EngineError::Invalid(_) | EngineError::Unsafe { .. },
+                EngineError::Patch(_)
+                | EngineError::PathLimit(_)
+                | EngineError::Invalid(_)
+                | EngineError::Unsafe { .. },
             ) => codes::BAD_INPUT,
             _ => codes::IO_ERROR,
         };

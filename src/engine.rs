@@ -111,6 +111,10 @@ pub enum EngineError {
         "interrupted while obligation {0} ran; its process group was killed and nothing was recorded"
     )]
     Interrupted(String),
+    /// A path the patch writes could not be verified or applied on this system (NAME_MAX,
+    /// PATH_MAX); nothing was recorded.
+    #[error("patch refused, nothing recorded: {0}")]
+    PathLimit(#[from] crate::path::FsLimitError),
     /// Bad input that is not a patch error (a bad argument, a result over the v0.1 limits).
     #[error("{0}")]
     Invalid(String),
@@ -168,6 +172,9 @@ pub struct OpenOutcome {
     pub session: Session,
     /// Entries left out of the base snapshot (links, FIFOs, …).
     pub skipped: Vec<Skipped>,
+    /// Groups of names in the base snapshot equal under case folding or NFC
+    /// ([`Snapshot::fold_collisions`]); such a base cannot be checked out on macOS or Windows.
+    pub collisions: Vec<Vec<String>>,
     /// The checkout directory, if one was made.
     pub checkout: Option<PathBuf>,
 }
@@ -312,6 +319,14 @@ impl PreImage for TreeImage<'_> {
     }
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.is_executable(path)
+    }
+    fn paths(&self) -> Vec<WorkspacePath> {
+        self.0
+            .snapshot
+            .files()
+            .iter()
+            .map(|f| f.path.clone())
+            .collect()
     }
 }
 
@@ -582,6 +597,7 @@ impl Engine {
         session::save(&self.store, &session, &state)?;
         Ok(OpenOutcome {
             session,
+            collisions: outcome.snapshot.fold_collisions(),
             skipped: outcome.skipped,
             checkout: opts.checkout.clone(),
         })
@@ -693,11 +709,7 @@ impl Engine {
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
             PatchInput::Diff(bytes) => {
-                let mut popts = crate::patch::ApplyOptions::default();
-                if let Some(n) = manifest.limits.max_patch_bytes {
-                    popts.max_patch_bytes = n;
-                }
-                let outcome = apply_patch(bytes, &TreeImage(&current), &popts)?;
+                let outcome = apply_patch(bytes, &TreeImage(&current), &patch_options(&manifest))?;
                 for p in outcome.changes.keys() {
                     if let Some(reason) = forbidden_path(p) {
                         return Err(EngineError::Unsafe {
@@ -706,6 +718,14 @@ impl Engine {
                         });
                     }
                 }
+                self.check_fs_limits(
+                    id,
+                    outcome
+                        .changes
+                        .iter()
+                        .filter(|(_, c)| matches!(c, FileChange::Write { .. }))
+                        .map(|(p, _)| p),
+                )?;
                 let (snap, exec, pending) = self.apply_changes(&current, outcome.changes)?;
                 let left_out = crate::membership::left_out(&snap, &manifest.exclude, |f| {
                     match pending.get(&f.blob) {
@@ -757,6 +777,7 @@ impl Engine {
                         });
                     }
                 }
+                self.check_fs_limits(id, list.iter().filter(|c| c.new.is_some()).map(|c| &c.path))?;
                 let mut text = Vec::new();
                 write_git_diff(
                     &current,
@@ -766,6 +787,19 @@ impl Engine {
                     &mut text,
                 )
                 .map_err(|e| EngineError::Invalid(e.to_string()))?;
+                // The text goes through exactly the rules a submitted diff does, so what is
+                // recorded always replays: a directory state the patch rules refuse (two names
+                // that differ only by case, a path over the limits) is refused here too.
+                let again = apply_patch(&text, &TreeImage(&current), &patch_options(&manifest))?;
+                let (snap, exec, _) = self.apply_changes(&current, again.changes)?;
+                if snap.identity() != out.snapshot.identity() || exec != out.executable {
+                    return Err(EngineError::Invalid(format!(
+                        "{}: the diff Genesis wrote for this directory gives snapshot {}, not the directory's {}; nothing recorded",
+                        dir.display(),
+                        snap.identity(),
+                        out.snapshot.identity()
+                    )));
+                }
                 skipped = out.skipped;
                 (out.snapshot, out.executable, text)
             }
@@ -816,6 +850,44 @@ impl Engine {
             outcome.verification = Some(v);
         }
         Ok(outcome)
+    }
+
+    /// Refuses (exit 2) a path a patch writes that this system could not verify or apply: a
+    /// component over [`crate::path::NAME_MAX`], or, joined to the workspace root (with apply's
+    /// staging name `.genesis-tmp-<session>-<n>` in place of its file name) or to the default
+    /// verify scratch directory (`$TMPDIR/genesis-verify-<session>-XXXXXX`, with the
+    /// materialiser's `.genesis-tmp-XXXXXX`), a path over [`crate::path::PATH_MAX`]. The
+    /// lengths are those of this machine at patch time.
+    fn check_fs_limits<'p>(
+        &self,
+        id: &str,
+        paths: impl Iterator<Item = &'p WorkspacePath>,
+    ) -> Result<(), EngineError> {
+        use crate::path::FsPlace;
+        let root = absolute(self.workspace.root());
+        let tmp = std::env::temp_dir();
+        // Journal ops are numbered below 2 × 4096 (base plus current files): 4 digits; 5 kept.
+        let staging = ".genesis-tmp-".len() + id.len() + 1 + 5;
+        let scratch_name = format!("genesis-verify-{id}-XXXXXX");
+        let places = [
+            FsPlace {
+                what: format!("the workspace {}", root.display()),
+                dir_len: root.as_os_str().len(),
+                temp_name_len: staging,
+            },
+            FsPlace {
+                what: format!(
+                    "the default verify scratch directory {}",
+                    tmp.join(&scratch_name).display()
+                ),
+                dir_len: tmp.as_os_str().len() + 1 + scratch_name.len(),
+                temp_name_len: ".genesis-tmp-XXXXXX".len(),
+            },
+        ];
+        for p in paths {
+            crate::path::check_fs_limits(p, &places)?;
+        }
+        Ok(())
     }
 
     fn apply_changes(
@@ -1321,10 +1393,7 @@ impl Engine {
     pub fn replay(&self, id: &str) -> Result<Vec<ReplayStep>, EngineError> {
         let (session, state) = session::load(&self.store, id)?;
         let manifest = self.manifest_of(&state, &session)?;
-        let mut popts = crate::patch::ApplyOptions::default();
-        if let Some(n) = manifest.limits.max_patch_bytes {
-            popts.max_patch_bytes = n;
-        }
+        let popts = patch_options(&manifest);
         let mut steps = Vec::new();
         for (i, entry) in session.patches.iter().enumerate() {
             let before = self.tree(
@@ -1361,6 +1430,16 @@ impl Engine {
         }
         Ok(steps)
     }
+}
+
+/// The patch rules' limits under `manifest` (its `limits.max_patch_bytes`, if set), the same
+/// for a submitted diff, `patch --from` and `replay`.
+fn patch_options(manifest: &Manifest) -> crate::patch::ApplyOptions {
+    let mut popts = crate::patch::ApplyOptions::default();
+    if let Some(n) = manifest.limits.max_patch_bytes {
+        popts.max_patch_bytes = n;
+    }
+    popts
 }
 
 pub(crate) fn journal_op(c: &Change) -> JournalOp {

@@ -160,6 +160,32 @@ fn holds(path: &Path, state: &FileState) -> bool {
     }
 }
 
+/// The paths `journal` deletes, by [`crate::path::fold_key`]: the names a case-insensitive or
+/// normalising file system (macOS, Windows) treats as one.
+fn deleted_by_fold_key(journal: &Journal) -> std::collections::HashMap<String, Vec<&str>> {
+    let mut out: std::collections::HashMap<String, Vec<&str>> = Default::default();
+    for d in journal.ops.iter().filter(|o| o.post.is_none()) {
+        out.entry(crate::path::fold_key(d.path.as_str()))
+            .or_default()
+            .push(d.path.as_str());
+    }
+    out
+}
+
+/// Whether a deletion (`deleted`, from [`deleted_by_fold_key`]) names `path` in another
+/// spelling: a case-only rename `readme.md` → `README.md`. On a case-insensitive file system
+/// the new name already "holds" the content (it opens the old file), and the deletion of the
+/// old name would then remove the only copy; so such a path is always staged, and the staged
+/// copy is renamed into place after the deletion.
+fn spelled_like_a_deletion(
+    deleted: &std::collections::HashMap<String, Vec<&str>>,
+    path: &WorkspacePath,
+) -> bool {
+    deleted
+        .get(&crate::path::fold_key(path.as_str()))
+        .is_some_and(|names| names.iter().any(|n| *n != path.as_str()))
+}
+
 fn real_dir(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|md| md.is_dir() && !md.file_type().is_symlink())
 }
@@ -282,12 +308,13 @@ pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), Jour
     check_parents(root, journal)?;
     remove_stale_temps(root, journal);
     // Phase 1: stage.
+    let deleted = deleted_by_fold_key(journal);
     let mut staged: Vec<(usize, PathBuf)> = Vec::new();
     let stage_result = (|| -> Result<(), JournalError> {
         for (n, op) in journal.ops.iter().enumerate() {
             let Some(post) = &op.post else { continue };
             let target = op.path.to_fs_path(root);
-            if holds(&target, post) {
+            if holds(&target, post) && !spelled_like_a_deletion(&deleted, &op.path) {
                 continue;
             }
             let parent = target.parent().unwrap_or(root);

@@ -118,6 +118,137 @@ pub fn validate(path: &str) -> Result<(), PathError> {
     Ok(())
 }
 
+/// `PATH_MAX` of Linux: the longest path a system call accepts, counting its terminating NUL
+/// (`<linux/limits.h>`); a longer one fails with `ENAMETOOLONG` ("File name too long").
+pub const PATH_MAX: usize = 4096;
+
+/// `NAME_MAX` of Linux file systems (ext4, xfs, btrfs, tmpfs): the longest name of one
+/// directory entry, in bytes (`<linux/limits.h>`).
+pub const NAME_MAX: usize = 255;
+
+/// One directory a workspace path will be written under, for [`check_fs_limits`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsPlace {
+    /// What the directory is, for messages (for example `the workspace /home/me/ws`).
+    pub what: String,
+    /// Length in bytes of the directory's absolute path, without a trailing `/`.
+    pub dir_len: usize,
+    /// Length in bytes of the longest temporary name written beside the file in its directory
+    /// before being renamed to it (0 when none is).
+    pub temp_name_len: usize,
+}
+
+/// A workspace path that could not be written under some directory on this system.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FsLimitError {
+    /// A component is longer than [`NAME_MAX`].
+    #[error(
+        "path {path} ({len} bytes) cannot be written: its component {component} is {component_len} bytes, over NAME_MAX, the limit of {limit} bytes for one file or directory name"
+    )]
+    NameTooLong {
+        /// The path, shortened for display when long (first and last 40 characters).
+        path: String,
+        /// Length of the whole path in bytes.
+        len: usize,
+        /// The component, shortened like the path.
+        component: String,
+        /// Its length in bytes.
+        component_len: usize,
+        /// [`NAME_MAX`].
+        limit: usize,
+    },
+    /// Joined to a directory (or with a temporary name in place of its file name) the path is
+    /// longer than [`PATH_MAX`].
+    #[error(
+        "path {path} ({len} bytes) cannot be written under {place}: that takes {total} bytes with the terminating NUL, over PATH_MAX, the system limit of {limit} bytes (the longest path this place allows is {max} bytes)"
+    )]
+    PathTooLong {
+        /// The path, shortened for display when long (first and last 40 characters).
+        path: String,
+        /// Length of the path in bytes.
+        len: usize,
+        /// The directory (see [`FsPlace::what`]), and the temporary name when that is longer.
+        place: String,
+        /// Bytes the longest system-call argument would need, NUL included.
+        total: usize,
+        /// [`PATH_MAX`].
+        limit: usize,
+        /// The longest workspace path (same directories and file name length) that fits.
+        max: usize,
+    },
+}
+
+/// `s` cut to its first and last 40 characters around `…` when longer than 100 characters.
+fn shorten(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= 100 {
+        return s.to_owned();
+    }
+    let head: String = s.chars().take(40).collect();
+    let tail: String = s.chars().skip(n - 40).collect();
+    format!("{head}…{tail}")
+}
+
+/// Checks that `path` can be created, staged and renamed under each of `places` without any
+/// system-call argument exceeding [`PATH_MAX`] and without any name exceeding [`NAME_MAX`]:
+/// each component is at most `NAME_MAX` bytes, and `dir_len + 1 + len(path) + 1` (the file) and
+/// `dir_len + 1 + len(parent) + 1 + temp_name_len + 1` (its temporary name) are at most
+/// `PATH_MAX`.
+///
+/// # Errors
+/// The first limit broken, as an [`FsLimitError`] naming the path, the place and the limit.
+pub fn check_fs_limits(path: &WorkspacePath, places: &[FsPlace]) -> Result<(), FsLimitError> {
+    let p = path.as_str();
+    if let Some(c) = path.components().find(|c| c.len() > NAME_MAX) {
+        return Err(FsLimitError::NameTooLong {
+            path: shorten(p),
+            len: p.len(),
+            component: shorten(c),
+            component_len: c.len(),
+            limit: NAME_MAX,
+        });
+    }
+    let parent_len = p.len() - path.file_name().len();
+    for place in places {
+        let file = place.dir_len + 1 + p.len() + 1;
+        let temp = place.dir_len + 1 + parent_len + place.temp_name_len + 1;
+        let total = file.max(temp);
+        if total > PATH_MAX {
+            let place_text = if temp > file {
+                format!(
+                    "{} (as its {}-byte temporary name)",
+                    place.what, place.temp_name_len
+                )
+            } else {
+                place.what.clone()
+            };
+            let over = total - PATH_MAX;
+            return Err(FsLimitError::PathTooLong {
+                path: shorten(p),
+                len: p.len(),
+                place: place_text,
+                total,
+                limit: PATH_MAX,
+                max: p.len().saturating_sub(over),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The key under which two names collide on a case-insensitive, normalising file system
+/// (macOS APFS/HFS+, Windows NTFS): the name decomposed (NFD), lower-cased (Unicode simple
+/// lower case), then composed again (NFC). `README.md` and `readme.md` have one key, and so have
+/// `caf\u{e9}.txt` (composed) and `cafe\u{301}.txt` (decomposed).
+pub fn fold_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfd()
+        .collect::<String>()
+        .to_lowercase()
+        .nfc()
+        .collect()
+}
+
 impl fmt::Display for WorkspacePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -207,6 +338,67 @@ mod tests {
         assert!(validate("a\u{2028}/../b").is_err());
         assert!(validate("\u{2029}..").is_ok()); // a single component "\u{2029}.." is a name
         assert!(validate("\u{2029}/..").is_err());
+    }
+
+    #[test]
+    fn fold_key_merges_case_and_normalisation_only() {
+        assert_eq!(fold_key("README.md"), fold_key("readme.md"));
+        assert_eq!(fold_key("caf\u{e9}.txt"), fold_key("cafe\u{301}.txt"));
+        assert_eq!(fold_key("CAF\u{c9}.txt"), fold_key("cafe\u{301}.txt"));
+        assert_ne!(fold_key("readme.md"), fold_key("readme.rs"));
+    }
+
+    #[test]
+    fn fs_limits_at_and_over_path_max() {
+        let place = |dir_len, temp_name_len| FsPlace {
+            what: "the place".into(),
+            dir_len,
+            temp_name_len,
+        };
+        // dir (10) + '/' + path + NUL = 4096 exactly: accepted; one byte more: refused.
+        let at = WorkspacePath::new(format!(
+            "{}/{}",
+            vec!["d".repeat(200); 20].join("/"),
+            "f".repeat(64)
+        ))
+        .unwrap();
+        assert_eq!(at.as_str().len(), 4084);
+        assert_eq!(check_fs_limits(&at, &[place(10, 0)]), Ok(()));
+        let e = check_fs_limits(&at, &[place(11, 0)]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                FsLimitError::PathTooLong {
+                    total: 4097,
+                    limit: 4096,
+                    max: 4083,
+                    len: 4084,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        // A temporary name longer than the file name binds.
+        let short = WorkspacePath::new(format!("{}/f", "d".repeat(200))).unwrap();
+        assert_eq!(
+            check_fs_limits(&short, &[place(4096 - 203 - 20, 20)]),
+            Ok(())
+        );
+        assert!(check_fs_limits(&short, &[place(4096 - 202 - 20, 20)]).is_err());
+        // NAME_MAX.
+        let long = WorkspacePath::new("n".repeat(256)).unwrap();
+        assert!(matches!(
+            check_fs_limits(&long, &[]),
+            Err(FsLimitError::NameTooLong {
+                component_len: 256,
+                limit: 255,
+                ..
+            })
+        ));
+        assert_eq!(
+            check_fs_limits(&WorkspacePath::new("n".repeat(255)).unwrap(), &[]),
+            Ok(())
+        );
     }
 
     proptest! {

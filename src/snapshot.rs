@@ -201,6 +201,35 @@ impl Snapshot {
         &self.files
     }
 
+    /// The groups of names (files, or directories on the way to them) that differ only by
+    /// case or Unicode normalisation, i.e. share one [`crate::path::fold_key`]: `README.md` and
+    /// `readme.md`, or `caf\u{e9}.txt` (NFC) and `cafe\u{301}.txt` (NFD). Such a snapshot is
+    /// valid, but cannot be checked out on a case-insensitive or normalising file system (macOS,
+    /// Windows): one name would overwrite the other. Each group holds two or more names,
+    /// sorted by bytes; the groups are sorted by their first name. Empty for most trees.
+    pub fn fold_collisions(&self) -> Vec<Vec<String>> {
+        let mut groups: std::collections::HashMap<String, BTreeSet<&str>> =
+            std::collections::HashMap::new();
+        for f in &self.files {
+            let p = f.path.as_str();
+            let ends = p.match_indices('/').map(|(i, _)| i).chain([p.len()]);
+            for end in ends {
+                let name = &p[..end];
+                groups
+                    .entry(crate::path::fold_key(name))
+                    .or_default()
+                    .insert(name);
+            }
+        }
+        let mut out: Vec<Vec<String>> = groups
+            .into_values()
+            .filter(|g| g.len() > 1)
+            .map(|g| g.into_iter().map(str::to_owned).collect())
+            .collect();
+        out.sort();
+        out
+    }
+
     /// The entry for `path`, if the snapshot holds it (binary search).
     pub fn get(&self, path: &str) -> Option<&SnapshotFile> {
         self.files

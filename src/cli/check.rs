@@ -88,7 +88,11 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             outcome.expected
         );
         for c in &outcome.differences {
-            crate::outln!("{}\t{}", c.status.letter(), c.path);
+            crate::outln!(
+                "{}\t{}",
+                c.status.letter(),
+                genesis::diff::quote_path("", c.path.as_str())
+            );
         }
         if expected_tree.is_none() {
             crate::outln!(

@@ -92,8 +92,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     }
     if args.name_status {
         for c in &list {
-            writeln!(out, "{}\t{}", c.status.letter(), c.path)
-                .map_err(genesis::diff::DiffError::from)?;
+            writeln!(
+                out,
+                "{}\t{}",
+                c.status.letter(),
+                genesis::diff::quote_path("", c.path.as_str())
+            )
+            .map_err(genesis::diff::DiffError::from)?;
         }
     } else if args.stat {
         if !list.is_empty() {

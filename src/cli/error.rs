@@ -130,7 +130,10 @@ impl From<EngineError> for CliError {
             EngineError::Session(s) => return s.into(),
             EngineError::Manifest(m) => return m.into(),
             EngineError::Snapshot(s) => return s.into(),
-            EngineError::Patch(_) | EngineError::Invalid(_) | EngineError::Unsafe { .. } => 2,
+            EngineError::Patch(_)
+            | EngineError::PathLimit(_)
+            | EngineError::Invalid(_)
+            | EngineError::Unsafe { .. } => 2,
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
             | EngineError::SessionMoved { .. }

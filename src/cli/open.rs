@@ -75,11 +75,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     for s in &out.skipped {
         eprintln!("genesis: skipped {}: {}", s.path, s.reason);
     }
+    super::snapshot::report_collisions(&out.collisions);
     if ctx.json {
         super::print_json(&serde_json::json!({
             "session": out.session,
             "checkout": out.checkout,
             "skipped": out.skipped,
+            "collisions": out.collisions,
         }));
     } else {
         crate::outln!("{}", out.session.session);

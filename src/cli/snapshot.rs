@@ -26,6 +26,22 @@ pub fn report_skipped(outcome: &SnapshotOutcome) {
     }
 }
 
+/// Warns on standard error about each group of names that differ only by case or Unicode
+/// normalisation ([`genesis::Snapshot::fold_collisions`]), names quoted as git does
+/// (core.quotePath), so that the spellings look different.
+pub fn report_collisions(collisions: &[Vec<String>]) {
+    for group in collisions {
+        let names: Vec<String> = group
+            .iter()
+            .map(|n| genesis::diff::quote_path("", n))
+            .collect();
+        eprintln!(
+            "genesis: warning: {} differ only by case or Unicode normalisation; this snapshot cannot be checked out on a case-insensitive or normalising file system (macOS, Windows)",
+            names.join(" and ")
+        );
+    }
+}
+
 /// Snapshots DIR; stores blobs and the document when the workspace has a store.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let ws = ctx.workspace_for(args.dir.as_deref());
@@ -59,12 +75,15 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let (outcome, blobs_added) = result?;
     report_skipped(&outcome);
     let snap = &outcome.snapshot;
+    let collisions = snap.fold_collisions();
+    report_collisions(&collisions);
     if ctx.json {
         super::print_json(&serde_json::json!({
             "identity": snap.identity(),
             "snapshot": snap.to_value(),
             "executable": outcome.executable,
             "skipped": outcome.skipped,
+            "collisions": collisions,
             "stored": store.is_some(),
             "blobs_added": blobs_added,
             "files_hashed": outcome.hashed,

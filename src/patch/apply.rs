@@ -1,12 +1,10 @@
 //! Checking paths and applying parsed file entries to a [`PreImage`].
 
-use std::collections::HashMap;
-
-use unicode_normalization::UnicodeNormalization;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::parse::{Binary, FilePatch, Hunk, HunkLine, Op, op_name};
 use super::{ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage};
-use crate::path::WorkspacePath;
+use crate::path::{WorkspacePath, fold_key as fold};
 
 /// Validates one name from the patch.
 fn check_path(s: &str, line: usize, opts: &ApplyOptions) -> Result<WorkspacePath, PatchError> {
@@ -62,16 +60,12 @@ fn is_named(component: &str, name: &str) -> bool {
     trimmed.eq_ignore_ascii_case(&short)
 }
 
-/// The key under which two names collide on a case-insensitive, normalising file system.
-fn fold(s: &str) -> String {
-    s.nfd().collect::<String>().to_lowercase().nfc().collect()
-}
-
-/// Records the paths an entry writes or deletes, refusing duplicates and collisions.
+/// Records the paths an entry writes or deletes, refusing a path named twice. Names that
+/// differ only by case or normalisation are judged later, on the result tree
+/// ([`check_collisions`]).
 #[derive(Default)]
 struct Seen {
     exact: HashMap<String, usize>,
-    folded: HashMap<String, (String, usize)>,
 }
 
 impl Seen {
@@ -84,18 +78,82 @@ impl Seen {
                 first_line,
             });
         }
-        let key = fold(s);
-        if let Some((other, other_line)) = self.folded.get(&key) {
-            return Err(PatchError::PathCollision {
-                path: s.to_owned(),
-                line,
-                other: other.clone(),
-                other_line: *other_line,
-            });
-        }
         self.exact.insert(s.to_owned(), line);
-        self.folded.insert(key, (s.to_owned(), line));
         Ok(())
+    }
+}
+
+/// Every prefix of `path` (`a`, `a/b`, `a/b/c` for `a/b/c`): the directories on its way and the
+/// path itself, each of which is one directory entry on disk.
+fn prefixes(path: &str) -> impl Iterator<Item = &str> {
+    path.match_indices('/')
+        .map(move |(i, _)| &path[..i])
+        .chain(std::iter::once(path))
+}
+
+/// Refuses a result tree in which two different spellings of one directory entry (a file or a
+/// directory on the way to one) are equal under [`fold`], unless the pre-image already held
+/// both: such names cannot both exist on a case-insensitive or normalising file system (macOS,
+/// Windows), so one would overwrite the other. Judged on the result, not on the names the patch
+/// mentions: `rename from readme.md` / `rename to README.md` leaves one name and is fine.
+fn check_collisions(
+    tree: &dyn PreImage,
+    changes: &BTreeMap<WorkspacePath, FileChange>,
+    lines_of: &HashMap<WorkspacePath, usize>,
+) -> Result<(), PatchError> {
+    let pre = tree.paths();
+    let pre_entries: BTreeSet<&str> = pre.iter().flat_map(|p| prefixes(p.as_str())).collect();
+    let mut result: BTreeSet<&str> = pre
+        .iter()
+        .filter(|p| !matches!(changes.get(*p), Some(FileChange::Delete)))
+        .map(WorkspacePath::as_str)
+        .collect();
+    // Each new entry (not in the pre-image) with the patch line that brings it.
+    let mut new_entries: HashMap<&str, usize> = HashMap::new();
+    for (path, change) in changes {
+        if let FileChange::Write { .. } = change {
+            result.insert(path.as_str());
+            let line = lines_of.get(path).copied().unwrap_or(0);
+            for e in prefixes(path.as_str()) {
+                if !pre_entries.contains(e) {
+                    let l = new_entries.entry(e).or_insert(line);
+                    *l = (*l).min(line);
+                }
+            }
+        }
+    }
+    if new_entries.is_empty() {
+        return Ok(());
+    }
+    let mut groups: HashMap<String, BTreeSet<&str>> = HashMap::new();
+    for e in result.iter().flat_map(|p| prefixes(p)) {
+        groups.entry(fold(e)).or_default().insert(e);
+    }
+    let mut worst: Option<(usize, &str, &str)> = None;
+    for spellings in groups.values().filter(|s| s.len() > 1) {
+        for s in spellings {
+            let Some(&line) = new_entries.get(s) else {
+                continue;
+            };
+            let other = spellings
+                .iter()
+                .filter(|o| *o != s)
+                .min_by_key(|o| new_entries.get(*o).copied().unwrap_or(0))
+                .copied()
+                .unwrap_or(s);
+            let later = new_entries.get(other).copied().unwrap_or(0);
+            if line >= later && worst.is_none_or(|(l, p, _)| (line, *s) < (l, p)) {
+                worst = Some((line, s, other));
+            }
+        }
+    }
+    match worst {
+        Some((line, path, other)) => Err(PatchError::PathCollision {
+            path: path.to_owned(),
+            line,
+            other: other.to_owned(),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -317,6 +375,9 @@ pub(crate) fn apply(
             parent = p.parent();
         }
     }
+
+    // 4. No two names that one case-insensitive, normalising file system would merge.
+    check_collisions(tree, &out.changes, &lines_of)?;
     Ok(out)
 }
 

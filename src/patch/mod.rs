@@ -90,10 +90,15 @@
 //! refused if any component is `.git`, or its first component is `.genesis` (the store), in any
 //! ASCII case spelling and also in the spellings that reach the same directory on NTFS or HFS+
 //! (trailing dots or spaces, Unicode ignorable characters such as U+200C, the short names
-//! `GIT~1` / `GENESI~1`), as git itself guards `.git`. One patch may name a path once: a second entry for the same path (a rename's source
-//! included) is refused, and so are two paths that differ only by case or by Unicode
-//! normalisation (NFC/NFD), which would collide on macOS and Windows file systems. A copy's
-//! source is only read, so it does not count.
+//! `GIT~1` / `GENESI~1`), as git itself guards `.git`. One patch may name a path once: a second
+//! entry for the same path (a rename's source included) is refused. Collisions are judged on
+//! the **result tree**, not on the names the patch mentions: the result may not hold two names
+//! (files, or directories on the way to them) that differ only by case or by Unicode
+//! normalisation (NFC/NFD) unless the pre-image already held both, since one would overwrite
+//! the other on macOS and Windows file systems. So a case-only rename (`rename from readme.md`,
+//! `rename to README.md`, or a deletion of one plus a creation of the other) applies, while a
+//! new `README.md` beside a kept `readme.md` is refused. A copy's source is only read, so it
+//! does not count as a second entry.
 //!
 //! # Why not diffy's `patch_set` parser
 //!
@@ -126,6 +131,9 @@ pub trait PreImage {
     fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String>;
     /// Whether its executable bit is set.
     fn is_executable(&self, path: &WorkspacePath) -> bool;
+    /// Every regular file in the tree (used to judge case and normalisation collisions on the
+    /// result tree).
+    fn paths(&self) -> Vec<WorkspacePath>;
 }
 
 /// What a patch does to one path.
@@ -326,19 +334,19 @@ pub enum PatchError {
         /// Patch line of the first entry.
         first_line: usize,
     },
-    /// Two paths in one patch differ only by case or Unicode normalisation.
+    /// The result tree would hold two names (files, or directories on the way to them) that
+    /// differ only by case or Unicode normalisation, and the pre-image did not already hold
+    /// both.
     #[error(
-        "patch line {line}: path {path} collides with {other} (patch line {other_line}): they differ only by case or Unicode normalisation"
+        "patch line {line}: path {path} would stand beside {other} in the result; they differ only by case or Unicode normalisation, so they cannot both exist on a case-insensitive or normalising file system (macOS, Windows)"
     )]
     PathCollision {
-        /// The later path.
+        /// The name the patch brings in (a file or a directory on the way to one).
         path: String,
-        /// Patch line of the later path.
+        /// Patch line of the entry that brings it in.
         line: usize,
-        /// The earlier path.
+        /// The name it collides with (in the pre-image, or brought in by an earlier entry).
         other: String,
-        /// Patch line of the earlier path.
-        other_line: usize,
     },
     /// A file would be created below a path that is a file.
     #[error("patch line {line}: cannot write {path}: {parent} is a file")]

@@ -19,6 +19,12 @@ impl PreImage for Mem {
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.get(path.as_str()).is_some_and(|(_, x)| *x)
     }
+    fn paths(&self) -> Vec<WorkspacePath> {
+        self.0
+            .keys()
+            .filter_map(|p| WorkspacePath::new(*p).ok())
+            .collect()
+    }
 }
 
 fn tree(files: &[(&'static str, &'static [u8])]) -> Mem {
@@ -341,4 +347,55 @@ fn binary_bomb_is_refused_without_inflating_it() {
     let p = p.replace("literal 100\n", &format!("literal {}\n", 4 << 20));
     let e = err(p.as_bytes(), &tree(&[]));
     assert!(e.to_string().contains("the result is blob"), "{e}");
+}
+
+#[test]
+fn collisions_are_judged_on_the_result_tree() {
+    let t = tree(&[
+        ("readme.md", b"r\n"),
+        ("docs/a.md", b"a\n"),
+        ("Both", b"1\n"),
+        ("both", b"2\n"),
+    ]);
+    let w = |p: &str| WorkspacePath::new(p).unwrap();
+    // A case-only rename leaves one name.
+    let o = run(
+        b"diff --git a/readme.md b/README.md\nsimilarity index 100%\nrename from readme.md\nrename to README.md\n",
+        &t,
+    )
+    .unwrap();
+    assert_eq!(o.changes.get(&w("readme.md")), Some(&FileChange::Delete));
+    assert_eq!(
+        o.changes.get(&w("README.md")),
+        Some(&FileChange::Write {
+            data: b"r\n".to_vec(),
+            executable: false
+        })
+    );
+    // So does a deletion plus a creation (what `genesis diff` writes for it).
+    let p = b"diff --git a/README.md b/README.md\nnew file mode 100644\n--- /dev/null\n+++ b/README.md\n@@ -0,0 +1 @@\n+r\ndiff --git a/readme.md b/readme.md\ndeleted file mode 100644\n--- a/readme.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-r\n";
+    assert_eq!(run(p, &t).unwrap().changes.len(), 2);
+    // A new spelling beside a kept one is refused, naming both and the entry's line.
+    let p = b"diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+x\ndiff --git a/README.md b/README.md\nnew file mode 100644\n--- /dev/null\n+++ b/README.md\n@@ -0,0 +1 @@\n+r\n";
+    assert_eq!(
+        err(p, &t),
+        PatchError::PathCollision {
+            path: "README.md".into(),
+            line: 7,
+            other: "readme.md".into()
+        }
+    );
+    // A directory in another spelling too.
+    let p = b"diff --git a/DOCS/b.md b/DOCS/b.md\nnew file mode 100644\n--- /dev/null\n+++ b/DOCS/b.md\n@@ -0,0 +1 @@\n+b\n";
+    assert_eq!(
+        err(p, &t),
+        PatchError::PathCollision {
+            path: "DOCS".into(),
+            line: 1,
+            other: "docs".into()
+        }
+    );
+    // Names the tree already held both of stay patchable.
+    let p = b"--- a/Both\n+++ b/Both\n@@ -1 +1 @@\n-1\n+one\n";
+    assert_eq!(out(p, &t, "Both"), b"one\n");
 }

@@ -1,0 +1,210 @@
+//! Long paths (issue 9, item 4): whatever `patch` accepts, `verify` and `apply` can write; a
+//! path that the workspace root, apply's staging name or the default verify scratch directory
+//! would push past PATH_MAX (4096 bytes with the NUL) or NAME_MAX (255 bytes a name) is refused
+//! at `patch` with exit 2, naming the limit and the byte counts.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{stderr, write_tree};
+
+const MANIFEST: &[u8] =
+    br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
+const PATH_MAX: usize = 4096;
+
+/// A workspace at `<tmp>/<pad>` (so the test controls the root's length) and a TMPDIR for the
+/// verify scratch directory.
+struct Env {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    tmpdir: PathBuf,
+}
+
+fn env(pad: usize) -> Env {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let root = base.join("w".repeat(pad));
+    let tmpdir = base.join("t");
+    std::fs::create_dir_all(&tmpdir).unwrap();
+    write_tree(&root, &[("genesis.json", MANIFEST), ("a.txt", b"a\n")]);
+    Env {
+        _tmp: tmp,
+        root,
+        tmpdir,
+    }
+}
+
+fn run(e: &Env, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    common::genesis()
+        .current_dir(&e.root)
+        .env("TMPDIR", &e.tmpdir)
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .unwrap()
+}
+
+fn ok(o: &std::process::Output) {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+}
+
+/// A path of exactly `total` bytes: directories of 200-byte names, then `file`.
+fn deep(total: usize, file: &str) -> String {
+    let mut dirs = total - file.len() - 1;
+    let mut out = String::new();
+    while dirs > 0 {
+        let n = match dirs {
+            202.. => 200,
+            201 => 100,
+            n => n,
+        };
+        out.push_str(&"d".repeat(n));
+        out.push('/');
+        dirs -= n + usize::from(dirs > n);
+    }
+    out.push_str(file);
+    assert_eq!(out.len(), total);
+    out
+}
+
+fn new_file(path: &str) -> Vec<u8> {
+    format!(
+        "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
+    )
+    .into_bytes()
+}
+
+fn len(p: &Path) -> usize {
+    p.as_os_str().len()
+}
+
+fn short(s: &str) -> String {
+    let n = s.chars().count();
+    let head: String = s.chars().take(40).collect();
+    let tail: String = s.chars().skip(n - 40).collect();
+    format!("{head}…{tail}")
+}
+
+/// The longest path the verify scratch directory `$TMPDIR/genesis-verify-<id>-XXXXXX` allows.
+fn scratch_max(e: &Env, id: &str) -> usize {
+    let dir = len(&e.tmpdir) + 1 + format!("genesis-verify-{id}-XXXXXX").len();
+    PATH_MAX - dir - 2
+}
+
+fn session_file(e: &Env, id: &str) -> Vec<u8> {
+    std::fs::read(e.root.join(format!(".genesis/sessions/{id}.json"))).unwrap()
+}
+
+#[test]
+fn the_issue_path_is_refused_at_patch_naming_the_limit() {
+    // 20 directories of 200 bytes and a 49-byte file name: 4069 bytes, as in the issue.
+    let e = env(1);
+    ok(&run(&e, &["open", "--session", "s"], b""));
+    let before = session_file(&e, "s");
+    let path = deep(4069, &"f".repeat(49));
+    assert_eq!(path.matches('/').count(), 20);
+    let o = run(&e, &["patch", "s", "-"], &new_file(&path));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let scratch = e.tmpdir.join("genesis-verify-s-XXXXXX");
+    let total = len(&scratch) + 1 + 4069 + 1;
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: patch refused, nothing recorded: path {} (4069 bytes) cannot be written under the default verify scratch directory {}: that takes {total} bytes with the terminating NUL, over PATH_MAX, the system limit of 4096 bytes (the longest path this place allows is {} bytes)\n",
+            short(&path),
+            scratch.display(),
+            scratch_max(&e, "s"),
+        )
+    );
+    assert_eq!(session_file(&e, "s"), before);
+}
+
+#[test]
+fn a_path_right_at_the_scratch_limit_verifies_and_applies() {
+    let e = env(1);
+    ok(&run(&e, &["open", "--session", "s"], b""));
+    let max = scratch_max(&e, "s");
+    // One byte more is refused, nothing recorded.
+    let before = session_file(&e, "s");
+    let over = deep(max + 1, "file-with-a-long-name.txt");
+    let o = run(&e, &["patch", "s", "-"], &new_file(&over));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("over PATH_MAX"), "{}", stderr(&o));
+    assert_eq!(session_file(&e, "s"), before);
+    // Right at the limit: patch, verify (in the default scratch directory) and apply all work.
+    let at = deep(max, "file-with-a-long-name.txt");
+    ok(&run(&e, &["patch", "s", "-"], &new_file(&at)));
+    ok(&run(&e, &["verify", "s"], b""));
+    ok(&run(&e, &["apply", "s"], b""));
+    assert_eq!(std::fs::read(e.root.join(&at)).unwrap(), b"x\n");
+    assert_eq!(std::fs::read(e.root.join("a.txt")).unwrap(), b"a\n");
+}
+
+#[test]
+fn a_path_right_at_the_staging_limit_verifies_and_applies() {
+    // A deep workspace root: apply's staging name `.genesis-tmp-s-<n>` (20 bytes counted, for
+    // up to 5 digits), longer than the 1-byte file name, is what binds.
+    let e = env(200);
+    ok(&run(&e, &["open", "--session", "s"], b""));
+    let staging = ".genesis-tmp-s-".len() + 5;
+    let max = PATH_MAX - len(&e.root) - 1 - staging - 1 + 1;
+    let over = deep(max + 1, "f");
+    let o = run(&e, &["patch", "s", "-"], &new_file(&over));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: patch refused, nothing recorded: path {} ({} bytes) cannot be written under the workspace {} (as its 20-byte temporary name): that takes 4097 bytes with the terminating NUL, over PATH_MAX, the system limit of 4096 bytes (the longest path this place allows is {max} bytes)\n",
+            short(&over),
+            max + 1,
+            e.root.display(),
+        )
+    );
+    let at = deep(max, "f");
+    ok(&run(&e, &["patch", "s", "-"], &new_file(&at)));
+    ok(&run(&e, &["verify", "s"], b""));
+    ok(&run(&e, &["apply", "s"], b""));
+    assert_eq!(std::fs::read(e.root.join(&at)).unwrap(), b"x\n");
+}
+
+#[test]
+fn a_name_over_name_max_is_refused_at_patch() {
+    let e = env(1);
+    ok(&run(&e, &["open", "--session", "s"], b""));
+    let name = "n".repeat(256);
+    let o = run(&e, &["patch", "s", "-"], &new_file(&format!("dir/{name}")));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: patch refused, nothing recorded: path {} (260 bytes) cannot be written: its component {} is 256 bytes, over NAME_MAX, the limit of 255 bytes for one file or directory name\n",
+            short(&format!("dir/{name}")),
+            short(&name)
+        )
+    );
+    // 255 bytes is fine.
+    ok(&run(
+        &e,
+        &["patch", "s", "-"],
+        &new_file(&format!("dir/{}", &name[1..])),
+    ));
+}
+
+#[test]
+fn patch_from_a_directory_goes_through_the_same_limits() {
+    let e = env(1);
+    let co = e.tmpdir.join("c");
+    ok(&run(
+        &e,
+        &["open", "--session", "s", "--checkout", co.to_str().unwrap()],
+        b"",
+    ));
+    // The checkout lies in TMPDIR, so a path that fits there can still be too long for the
+    // scratch directory, whose name is longer.
+    let path = deep(scratch_max(&e, "s") + 1, "f.txt");
+    write_tree(&co, &[(path.as_str(), b"x\n")]);
+    let o = run(&e, &["patch", "s", "--from", co.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("over PATH_MAX"), "{}", stderr(&o));
+}
