@@ -57,8 +57,9 @@
 //!     addition below lines that were prepended.
 //!   - git searches from the hunk's new-side start (`+c`), nearest first (c, c+1, c−1, c+2, …),
 //!     skipping lines earlier hunks wrote. Genesis takes git's position only when it is also
-//!     its own: the stated old line shifted by the offset of the previous hunk of the file, or an
-//!     anchored position, or the *only* place the old lines occur; otherwise it refuses
+//!     its own: the stated old line shifted by the offset of the previous hunk of the file, or
+//!     the *only* place the old lines occur in the file (an anchor narrows git's choice, it
+//!     does not make a repeated context unique); otherwise it refuses
 //!     ([`PatchError::HunkAmbiguous`]) rather than guess. Hunks must land in order and not
 //!     overlap.
 //!   - A hunk with no old lines (`@@ -5,0 +6,2 @@`, as `diff -U0` writes) has no trailing
