@@ -25,8 +25,43 @@ fn tree(files: &[(&'static str, &'static [u8])]) -> Mem {
     Mem(files.iter().map(|(p, d)| (*p, (*d, false))).collect())
 }
 
+/// The differential check against the real `git apply` that `tests/patch_cases.rs` uses.
+#[path = "../../tests/common/git_apply.rs"]
+#[allow(dead_code)]
+mod git_apply;
+
+/// Genesis's result, checked against `git apply` on the same tree (issue 9, item 9): never
+/// accepted where git refuses, and equal bytes where both accept.
 fn run(patch: &[u8], t: &Mem) -> Result<PatchOutcome, PatchError> {
-    apply_patch(patch, t, &ApplyOptions::default())
+    let r = apply_patch(patch, t, &ApplyOptions::default());
+    let files: git_apply::Files =
+        t.0.iter()
+            .map(|(p, (d, x))| ((*p).to_owned(), (d.to_vec(), *x)))
+            .collect();
+    let ours = match &r {
+        Ok(o) => {
+            let mut after = files.clone();
+            for (p, c) in &o.changes {
+                match c {
+                    FileChange::Write { data, executable } => {
+                        after.insert(p.to_string(), (data.clone(), *executable));
+                    }
+                    FileChange::Delete => {
+                        after.remove(p.as_str());
+                    }
+                }
+            }
+            Ok(after)
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    let verdict = git_apply::compare(&files, patch, &ours);
+    assert!(
+        !verdict.is_defect(),
+        "git apply disagrees: {verdict:?}\n{}",
+        String::from_utf8_lossy(patch)
+    );
+    r
 }
 
 fn err(patch: &[u8], t: &Mem) -> PatchError {
