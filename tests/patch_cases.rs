@@ -1279,3 +1279,22 @@ fn names_with_spaces_from_real_git() {
     );
     assert_eq!(data(&o, "other file.txt"), b"y\n");
 }
+
+/// A hunk whose last context line is marked `\ No newline at end of file` while the file goes
+/// on: git's byte comparison takes it for a match and joins two lines; Genesis refuses it.
+#[test]
+fn no_newline_context_line_in_the_middle_of_a_file_is_refused() {
+    let tree = Mem::with(&[("f", b"a\nb\nc\n")]);
+    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n+x\n b\n\\ No newline at end of file\n";
+    assert_eq!(
+        err(p, &tree),
+        PatchError::HunkNotFound {
+            path: "f".into(),
+            hunk: 1,
+            line: 3,
+            target_line: 1
+        }
+    );
+    let git = common::git_apply::git_apply(&tree.0, p).expect("git accepts it");
+    assert_eq!(git["f"].0, b"a\nx\nbc\n");
+}

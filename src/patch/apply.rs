@@ -633,6 +633,8 @@ impl<'a> Image<'a, '_> {
                 len.checked_sub(pre.len())?
             };
             let fits = !at_end || q + pre.len() == len;
+            // At the end git compares up to the end of the file: byte for byte.
+            let eq: &dyn Fn(&[u8], &[u8]) -> bool = if at_end { &exact } else { eq };
             return (fits && self.matches_at(q, pre, eq)).then_some(q);
         }
         let start = start.min(len);
@@ -676,14 +678,27 @@ fn exact(a: &[u8], b: &[u8]) -> bool {
     a == b
 }
 
+/// How git's `match_fragment` compares an image line `l` with a preimage line `p` away from
+/// the end of the file: a `memcmp` over the preimage's bytes after a hash that ignores
+/// whitespace, so a preimage line without its newline (`\ No newline at end of file`) also
+/// matches a line that continues with whitespace and a newline.
+fn git_eq(l: &[u8], p: &[u8]) -> bool {
+    if p.ends_with(b"\n") {
+        l == p
+    } else {
+        l.starts_with(p) && l[p.len()..].iter().all(u8::is_ascii_whitespace)
+    }
+}
+
 /// A line without its line end (`\n`, `\r\n`, or a lone final `\r`).
 fn strip_eol(l: &[u8]) -> &[u8] {
     let l = l.strip_suffix(b"\n").unwrap_or(l);
     l.strip_suffix(b"\r").unwrap_or(l)
 }
 
+/// Equal but for CR before LF (both lines end in `\n`, or neither does).
 fn same_but_eol(a: &[u8], b: &[u8]) -> bool {
-    strip_eol(a) == strip_eol(b)
+    a.ends_with(b"\n") == b.ends_with(b"\n") && strip_eol(a) == strip_eol(b)
 }
 
 fn same_but_whitespace(a: &[u8], b: &[u8]) -> bool {
@@ -747,7 +762,7 @@ fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchE
             cursor,
         };
         let git_start = usize::try_from(h.new_start.saturating_sub(1)).unwrap_or(usize::MAX);
-        let Some(g) = img.find(&old_side, git_start, at_start, at_end, &exact) else {
+        let Some(g) = img.find(&old_side, git_start, at_start, at_end, &git_eq) else {
             return Err(not_found(
                 path, number, h, &img, &old_side, git_start, anchor,
             ));
@@ -759,6 +774,16 @@ fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchE
             target_line,
             found_line: found,
         };
+        if !img.matches_at(g, &old_side, &exact) {
+            // git's nearest match holds a line the hunk says has no newline, followed by one:
+            // Genesis matches byte for byte only.
+            return Err(PatchError::HunkNotFound {
+                path: path.to_owned(),
+                hunk: number,
+                line: h.line,
+                target_line,
+            });
+        }
         if g < done.len() {
             // git would put it before (or among) the lines earlier hunks wrote.
             let found = img.line(g).1.map_or(0, |o| o as u64 + 1);
