@@ -6,7 +6,8 @@
 //!
 //! - `diff --git a/P b/P`, then `new file mode`, `deleted file mode` or `old mode`/`new mode`
 //!   lines (modes `100644` and `100755`);
-//! - text files: `--- a/P` / `+++ b/P` (or `/dev/null`) and unified hunks with 3 lines of
+//! - text files: `--- a/P` / `+++ b/P` (or `/dev/null`), followed by a TAB when P holds a space
+//!   (git's rule, which GNU `patch` needs to read such a name), and unified hunks with 3 lines of
 //!   context, `\ No newline at end of file` where a side ends without one, bytes (CRLF
 //!   included) kept as they are;
 //! - binary files (a NUL byte in the first 8000 bytes of either side, git's rule): an
@@ -470,8 +471,15 @@ pub fn write_git_diff(
             writeln!(out)?;
             continue;
         }
-        writeln!(out, "{}--- {old_name}{}", c.meta, c.reset)?;
-        writeln!(out, "{}+++ {new_name}{}", c.meta, c.reset)?;
+        // git ends a `---`/`+++` name holding a space with a TAB (after the colour reset), so
+        // GNU patch, which otherwise reads the name only up to the first space, finds the file.
+        let tab = if p.contains(' ') { "\t" } else { "" };
+        let (old_tab, new_tab) = (
+            if ch.old.is_some() { tab } else { "" },
+            if ch.new.is_some() { tab } else { "" },
+        );
+        writeln!(out, "{}--- {old_name}{}{old_tab}", c.meta, c.reset)?;
+        writeln!(out, "{}+++ {new_name}{}{new_tab}", c.meta, c.reset)?;
         for h in unified_hunks(&old, &new, opts.context) {
             writeln!(
                 out,

@@ -3,7 +3,8 @@
 //! For up to the last 30 commits on the first-parent line, each commit is exported with
 //! `git archive`, and for each consecutive pair: `genesis diff --name-status` lists exactly the
 //! paths `git diff --name-status --no-renames` lists, and `git apply` of the `genesis diff`
-//! output on the parent's tree reproduces the child's identity.
+//! output on the parent's tree reproduces the child's identity, and so does GNU `patch -p1` when
+//! the diff has no binary patch.
 
 mod common;
 
@@ -68,6 +69,7 @@ fn diff_between_consecutive_commits_matches_git() {
         export(c, &tmp.path().join(c));
     }
     let mut pairs = 0;
+    let mut gnu_pairs = 0;
     for pair in commits.windows(2) {
         let (parent, child) = (&pair[0], &pair[1]);
         let (pdir, cdir) = (tmp.path().join(parent), tmp.path().join(child));
@@ -101,9 +103,40 @@ fn diff_between_consecutive_commits_matches_git() {
             String::from_utf8_lossy(&applied.stderr)
         );
         assert_eq!(identity(&work), identity(&cdir), "{parent}..{child}");
+        // GNU patch applies the same text too (it has no binary patches; issue 9, item 8).
+        if !patch.stdout.windows(17).any(|w| w == b"GIT binary patch\n") {
+            let work = tmp.path().join(format!("gnu-patch-{child}"));
+            let cp = Command::new("cp")
+                .arg("-a")
+                .arg(&pdir)
+                .arg(&work)
+                .status()
+                .unwrap();
+            assert!(cp.success());
+            let applied = Command::new("patch")
+                .args(["-p1", "-f", "-s", "--no-backup-if-mismatch", "-i"])
+                .arg(&patch_file)
+                .current_dir(&work)
+                .output()
+                .expect("GNU patch runs (.ci/run installs it)");
+            assert_eq!(
+                applied.status.code(),
+                Some(0),
+                "patch -p1 {parent}..{child}: {}{}",
+                String::from_utf8_lossy(&applied.stdout),
+                String::from_utf8_lossy(&applied.stderr)
+            );
+            assert_eq!(
+                identity(&work),
+                identity(&cdir),
+                "patch -p1 {parent}..{child}"
+            );
+            gnu_pairs += 1;
+        }
         pairs += 1;
     }
-    eprintln!("checked {pairs} commit pairs");
+    eprintln!("checked {pairs} commit pairs, {gnu_pairs} of them with GNU patch too");
+    assert!(gnu_pairs > 0 || pairs == 0);
 }
 
 const HISTORY_MANIFEST: &str = r#"{

@@ -1,10 +1,15 @@
-//! Named cases for `genesis::patch::apply_patch`, each with exact bytes.
+//! Named cases for `genesis::patch::apply_patch`, each with exact bytes, and each checked
+//! against the real `git apply` (`common::git_apply`).
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use genesis::patch::{ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage, apply_patch};
+use genesis::patch::{
+    Anchor, ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage, apply_patch,
+};
 use genesis::path::WorkspacePath;
 
 /// An in-memory tree: path -> (bytes, executable).
@@ -65,7 +70,25 @@ fn wp(s: &str) -> WorkspacePath {
     WorkspacePath::new(s).unwrap()
 }
 
+/// Genesis's result, checked against the real `git apply` on the same tree (issue 9, item 9):
+/// never accepted where git refuses, and equal bytes where both accept.
 fn apply(patch: &[u8], tree: &Mem) -> Result<PatchOutcome, PatchError> {
+    let r = apply_quiet(patch, tree);
+    let ours = match &r {
+        Ok(o) => Ok(tree.after(o).0),
+        Err(e) => Err(e.to_string()),
+    };
+    let verdict = common::git_apply::compare(&tree.0, patch, &ours);
+    assert!(
+        !verdict.is_defect(),
+        "git apply disagrees: {verdict:?}\nGenesis: {ours:?}\n{}",
+        String::from_utf8_lossy(patch)
+    );
+    r
+}
+
+/// Genesis's result alone (for the property tests, which run thousands of cases).
+fn apply_quiet(patch: &[u8], tree: &Mem) -> Result<PatchOutcome, PatchError> {
     apply_patch(patch, tree, &ApplyOptions::default())
 }
 
@@ -112,14 +135,14 @@ fn adding_a_line_after_a_last_line_without_newline() {
 
 #[test]
 fn adjacent_hunks() {
-    let tree = Mem::with(&[("f", b"1\n2\n3\n4\n5\n6\n")]);
-    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n 1\n-2\n+two\n@@ -3,2 +3,2 @@\n-3\n+three\n 4\n";
+    let tree = Mem::with(&[("f", b"1\n2\n3\n4\n5\n6\n7\n8\n")]);
+    let p = b"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n@@ -4,3 +4,3 @@\n 4\n-5\n+five\n 6\n";
     assert_eq!(
         data(&apply(p, &tree).unwrap(), "f"),
-        b"1\ntwo\nthree\n4\n5\n6\n"
+        b"1\ntwo\n3\n4\nfive\n6\n7\n8\n"
     );
-    // Overlapping hunks are refused.
-    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n 1\n-2\n+two\n@@ -2,2 +2,2 @@\n-2\n+TWO\n 3\n";
+    // Overlapping hunks are refused: hunk 2's "3" was written by hunk 1.
+    let p = b"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n@@ -3,3 +3,3 @@\n 3\n-4\n+four\n 5\n";
     let e = err(p, &tree);
     assert!(
         matches!(
@@ -130,34 +153,64 @@ fn adjacent_hunks() {
     );
 }
 
+/// A hunk without old lines (`diff -U0`) has no trailing context, so `git apply` (without
+/// `--unidiff-zero`) puts it at the end of the file, and `-0,0` / `-1,0` also at the start:
+/// Genesis accepts it only where it is stated and git puts it.
 #[test]
-fn insertion_hunk_at_line_zero_and_after_line_n() {
+fn insertion_hunks_without_context_follow_git_anchoring() {
     let tree = Mem::with(&[("f", b"1\n2\n3\n4\n5\n6\n")]);
-    let p = b"--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+top\n@@ -5,0 +7,2 @@\n+x\n+y\n";
-    assert_eq!(
-        data(&apply(p, &tree).unwrap(), "f"),
-        b"top\n1\n2\n3\n4\n5\nx\ny\n6\n"
-    );
-    // After the last line.
+    // After the last line: stated there, and git puts it there.
     let p = b"--- a/f\n+++ b/f\n@@ -6,0 +7 @@\n+end\n";
     assert_eq!(
         data(&apply(p, &tree).unwrap(), "f"),
         b"1\n2\n3\n4\n5\n6\nend\n"
     );
-    // Past the end: refused, naming the hunk.
-    let p = b"--- a/f\n+++ b/f\n@@ -9,0 +10 @@\n+end\n";
-    let e = err(p, &tree);
-    assert!(
-        matches!(
-            e,
-            PatchError::HunkOutOfOrder {
-                hunk: 1,
-                target_line: 9,
-                ..
-            }
-        ),
-        "{e}"
+    // At the top of a file that is not empty: git refuses (start and end at once).
+    let p = b"--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+top\n";
+    assert_eq!(
+        err(p, &tree),
+        PatchError::HunkNotAnchored {
+            path: "f".into(),
+            hunk: 1,
+            line: 3,
+            target_line: 0,
+            anchor: Anchor::Both,
+            found_line: None
+        }
     );
+    // After line 5: git would append it after line 6, so Genesis refuses.
+    let p = b"--- a/f\n+++ b/f\n@@ -5,0 +6,2 @@\n+x\n+y\n";
+    let e = err(p, &tree);
+    assert_eq!(
+        e,
+        PatchError::HunkNotAnchored {
+            path: "f".into(),
+            hunk: 1,
+            line: 3,
+            target_line: 5,
+            anchor: Anchor::End,
+            found_line: None
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "f: hunk 1 (patch line 3, stated at line 5) does not apply: it has no context lines after its last change, so like `git apply` it must match at the end of the file, and it does not"
+    );
+    // Past the end: git appends it; Genesis refuses, naming the hunk.
+    let p = b"--- a/f\n+++ b/f\n@@ -9,0 +10 @@\n+end\n";
+    assert!(matches!(
+        err(p, &tree),
+        PatchError::HunkNotAnchored {
+            hunk: 1,
+            target_line: 9,
+            anchor: Anchor::End,
+            ..
+        }
+    ));
+    // Into an empty file, at the top.
+    let tree = Mem::with(&[("e", b"")]);
+    let p = b"--- a/e\n+++ b/e\n@@ -0,0 +1,2 @@\n+x\n+y\n";
+    assert_eq!(data(&apply(p, &tree).unwrap(), "e"), b"x\ny\n");
 }
 
 #[test]
@@ -177,12 +230,18 @@ fn crlf_file_kept_byte_for_byte_and_lf_diff_refused() {
     let e = err(lf, &tree);
     assert_eq!(
         e,
-        PatchError::HunkNotFound {
+        PatchError::HunkLineEndings {
             path: "f".into(),
             hunk: 1,
             line: 3,
-            target_line: 1
+            target_line: 1,
+            file_line: 1,
+            file_crlf: true
         }
+    );
+    assert_eq!(
+        e.to_string(),
+        "f: hunk 1 (patch line 3) does not apply at line 1 nor anywhere else: its lines differ from the file only in line endings (at file line 1 the file has CRLF where the patch has LF); regenerate the diff from the file as it is"
     );
 }
 
@@ -321,7 +380,7 @@ fn delete_whose_file_differs_is_refused() {
     // Different content entirely.
     let tree = Mem::with(&[("f", b"x\ny\n")]);
     let p = b"diff --git a/f b/f\ndeleted file mode 100644\n--- a/f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n";
-    assert!(matches!(err(p, &tree), PatchError::HunkNotFound { .. }));
+    assert!(matches!(err(p, &tree), PatchError::DeleteMismatch { .. }));
     // An empty-file deletion (no hunks) of a file that is not empty.
     let p = b"diff --git a/f b/f\ndeleted file mode 100644\nindex e69de29..0000000\n";
     assert_eq!(
@@ -335,9 +394,10 @@ fn delete_whose_file_differs_is_refused() {
 
 #[test]
 fn hunk_whose_context_appears_twice_is_refused() {
-    let tree = Mem::with(&[("f", b"x\nsame\nsame2\ny\nsame\nsame2\nz\n")]);
-    // Stated at line 40 (wrong); the old side occurs at lines 2 and 5.
-    let p = b"--- a/f\n+++ b/f\n@@ -40,2 +40,2 @@\n same\n-same2\n+changed\n";
+    let tree = Mem::with(&[("f", b"x\nsame\nsame2\nend\ny\nsame\nsame2\nend\nz\n")]);
+    // Stated at line 40 (wrong); the old side occurs at lines 2 and 6. (git would take line 6,
+    // the nearer to 40.)
+    let p = b"--- a/f\n+++ b/f\n@@ -40,3 +40,3 @@\n same\n-same2\n+changed\n end\n";
     assert_eq!(
         err(p, &tree),
         PatchError::HunkAmbiguous {
@@ -349,32 +409,60 @@ fn hunk_whose_context_appears_twice_is_refused() {
         }
     );
     // At the stated place it applies there (and only there).
-    let p = b"--- a/f\n+++ b/f\n@@ -5,2 +5,2 @@\n same\n-same2\n+changed\n";
+    let p = b"--- a/f\n+++ b/f\n@@ -6,3 +6,3 @@\n same\n-same2\n+changed\n end\n";
     assert_eq!(
         data(&apply(p, &tree).unwrap(), "f"),
-        b"x\nsame\nsame2\ny\nsame\nchanged\nz\n"
+        b"x\nsame\nsame2\nend\ny\nsame\nchanged\nend\nz\n"
     );
     // Moved but unique: applies where it is.
-    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n y\n-same\n+moved\n";
+    let p = b"--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n y\n-same\n+moved\n same2\n";
     assert_eq!(
         data(&apply(p, &tree).unwrap(), "f"),
-        b"x\nsame\nsame2\ny\nmoved\nsame2\nz\n"
+        b"x\nsame\nsame2\nend\ny\nmoved\nsame2\nend\nz\n"
+    );
+    // No trailing context, stated at line 7 of a 4-line file whose last two lines occur twice:
+    // git puts it at the end; Genesis does not take a repeated context as unique.
+    let twice = Mem::with(&[("f", b"x\nsame\nx\nsame\n")]);
+    let p = b"--- a/f\n+++ b/f\n@@ -7,2 +7,2 @@\n x\n-same\n+other\n";
+    assert_eq!(
+        err(p, &twice),
+        PatchError::HunkAmbiguous {
+            path: "f".into(),
+            hunk: 1,
+            line: 3,
+            target_line: 7,
+            count: 2
+        }
+    );
+    // Stated at line 1 with no trailing context: it must be the whole file, as in git.
+    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n y\n-same\n+moved\n";
+    assert_eq!(
+        err(p, &tree),
+        PatchError::HunkNotAnchored {
+            path: "f".into(),
+            hunk: 1,
+            line: 3,
+            target_line: 1,
+            anchor: Anchor::Both,
+            found_line: Some(5)
+        }
     );
 }
 
 #[test]
 fn same_add_only_patch_twice_applies_twice_like_git() {
-    let tree = Mem::with(&[("f", b"a\nb\n")]);
+    let tree = Mem::with(&[("f", b"a\nb\nc\n")]);
     let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n+new\n b\n";
     let once = tree.after(&apply(p, &tree).unwrap());
-    assert_eq!(once.0["f"].0, b"a\nnew\nb\n");
-    // Second time: the context "a" at line 1 ... but "b" no longer follows "a"; so use an
-    // insertion whose context survives, the usual case.
-    let p2 = b"--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+new\n";
+    assert_eq!(once.0["f"].0, b"a\nnew\nb\nc\n");
+    // An insertion whose context survives it (trailing context only, not at the start): the
+    // second time it no longer matches at line 2, and moves to its only match, line 3.
+    let p2 = b"--- a/f\n+++ b/f\n@@ -2 +2,2 @@\n+new\n b\n";
     let t1 = tree.after(&apply(p2, &tree).unwrap());
+    assert_eq!(t1.0["f"].0, b"a\nnew\nb\nc\n");
     let t2 = t1.after(&apply(p2, &t1).unwrap());
-    assert_eq!(t2.0["f"].0, b"a\nnew\nnew\nb\n");
-    // The first patch, applied again, does not match at its place (b no longer follows a) and
+    assert_eq!(t2.0["f"].0, b"a\nnew\nnew\nb\nc\n");
+    // The first patch, applied again, does not match at the start (b no longer follows a) and
     // its context occurs nowhere: refused.
     assert!(matches!(err(p, &once), PatchError::HunkNotFound { .. }));
 }
@@ -1089,7 +1177,7 @@ mod props {
             prop_assume!(old != new);
             let patch = git_style(&old, &new);
             let tree = Mem::with(&[("f", &old)]);
-            let o = apply(&patch, &tree).map_err(|e| TestCaseError::fail(format!("{e}\n{}", String::from_utf8_lossy(&patch))))?;
+            let o = apply_quiet(&patch, &tree).map_err(|e| TestCaseError::fail(format!("{e}\n{}", String::from_utf8_lossy(&patch))))?;
             prop_assert_eq!(data(&o, "f"), new);
         }
 
@@ -1106,9 +1194,9 @@ mod props {
             let tree = Mem::with(&[("f", &old)]);
             let i = flip.index(patch.len());
             patch[i] = byte;
-            let _ = apply(&patch, &tree);
+            let _ = apply_quiet(&patch, &tree);
             patch.truncate(cut.index(patch.len()));
-            let _ = apply(&patch, &tree);
+            let _ = apply_quiet(&patch, &tree);
         }
 
         #[test]
@@ -1135,7 +1223,7 @@ mod props {
         ], 0..40)) {
             let patch = lines.join("\n");
             let tree = Mem::with(&[("f", b"a\nb\nc\n"), ("g", b"")]);
-            let _ = apply(patch.as_bytes(), &tree);
+            let _ = apply_quiet(patch.as_bytes(), &tree);
         }
     }
 }
@@ -1196,4 +1284,23 @@ fn names_with_spaces_from_real_git() {
         body.replace("line 7\n", "seven\n").as_bytes()
     );
     assert_eq!(data(&o, "other file.txt"), b"y\n");
+}
+
+/// A hunk whose last context line is marked `\ No newline at end of file` while the file goes
+/// on: git's byte comparison takes it for a match and joins two lines; Genesis refuses it.
+#[test]
+fn no_newline_context_line_in_the_middle_of_a_file_is_refused() {
+    let tree = Mem::with(&[("f", b"a\nb\nc\n")]);
+    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n+x\n b\n\\ No newline at end of file\n";
+    assert_eq!(
+        err(p, &tree),
+        PatchError::HunkNotFound {
+            path: "f".into(),
+            hunk: 1,
+            line: 3,
+            target_line: 1
+        }
+    );
+    let git = common::git_apply::git_apply(&tree.0, p).expect("git accepts it");
+    assert_eq!(git["f"].0, b"a\nx\nbc\n");
 }

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::parse::{Binary, FilePatch, Hunk, HunkLine, Op, op_name};
-use super::{ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage};
+use super::{Anchor, ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage};
 use crate::path::{WorkspacePath, fold_key as fold};
 
 /// Validates one name from the patch.
@@ -320,6 +320,24 @@ pub(crate) fn apply(
         }
 
         let is_delete = r.target.is_none();
+        if is_delete && f.binary.is_none() && !f.hunks.is_empty() {
+            // A text deletion must remove exactly the file: checked before placement, so a file
+            // with other content is named as such rather than as a hunk that does not apply.
+            let mut removed: Vec<u8> = Vec::with_capacity(old.len());
+            let mut only_removals = true;
+            for l in f.hunks.iter().flat_map(|h| &h.lines) {
+                match l {
+                    HunkLine::Remove(c) => removed.extend_from_slice(c),
+                    _ => only_removals = false,
+                }
+            }
+            if !only_removals || removed != old {
+                return Err(PatchError::DeleteMismatch {
+                    path: name,
+                    line: l,
+                });
+            }
+        }
         let new = match &f.binary {
             Some(b) => apply_binary(&name, f, b, &old, source.is_none(), is_delete)?,
             None => apply_hunks(&name, &old, &f.hunks)?,
@@ -622,10 +640,144 @@ fn split_lines(data: &[u8]) -> Vec<&[u8]> {
     data.split_inclusive(|&b| b == b'\n').collect()
 }
 
+/// The file as `git apply` sees it while it applies the hunks of one file: the lines already
+/// written (each with the old line it copies, or `None` for a line a hunk wrote, which no later
+/// hunk may match), then the old lines not reached yet.
+struct Image<'a, 'b> {
+    done: &'b [&'a [u8]],
+    origin: &'b [Option<usize>],
+    rest: &'b [&'a [u8]],
+    /// Index in the old file of `rest[0]`.
+    cursor: usize,
+}
+
+impl<'a> Image<'a, '_> {
+    fn len(&self) -> usize {
+        self.done.len() + self.rest.len()
+    }
+
+    /// The line at image index `i`, and the old-file index it copies (`None`: written by a hunk).
+    fn line(&self, i: usize) -> (&'a [u8], Option<usize>) {
+        if i < self.done.len() {
+            (self.done[i], self.origin[i])
+        } else {
+            let j = i - self.done.len();
+            (self.rest[j], Some(self.cursor + j))
+        }
+    }
+
+    /// Whether `pre` matches at image index `q` under `eq`, on lines no hunk wrote.
+    fn matches_at(&self, q: usize, pre: &[&[u8]], eq: &dyn Fn(&[u8], &[u8]) -> bool) -> bool {
+        q + pre.len() <= self.len()
+            && pre.iter().enumerate().all(|(i, p)| {
+                let (l, origin) = self.line(q + i);
+                origin.is_some() && eq(l, p)
+            })
+    }
+
+    /// git's `find_pos`: the first index where `pre` matches, trying `start`, `start + 1`,
+    /// `start - 1`, `start + 2`, … (clamped to the image); with an anchor, only the anchored
+    /// index.
+    fn find(
+        &self,
+        pre: &[&[u8]],
+        start: usize,
+        at_start: bool,
+        at_end: bool,
+        eq: &dyn Fn(&[u8], &[u8]) -> bool,
+    ) -> Option<usize> {
+        let len = self.len();
+        if at_start || at_end {
+            let q = if at_start {
+                0
+            } else {
+                len.checked_sub(pre.len())?
+            };
+            let fits = !at_end || q + pre.len() == len;
+            // At the end git compares up to the end of the file: byte for byte.
+            let eq: &dyn Fn(&[u8], &[u8]) -> bool = if at_end { &exact } else { eq };
+            return (fits && self.matches_at(q, pre, eq)).then_some(q);
+        }
+        let start = start.min(len);
+        for d in 0..=len {
+            if d == 0 {
+                if self.matches_at(start, pre, eq) {
+                    return Some(start);
+                }
+                continue;
+            }
+            let (fwd, back) = (
+                start.checked_add(d).filter(|f| *f <= len),
+                start.checked_sub(d),
+            );
+            if fwd.is_none() && back.is_none() {
+                break;
+            }
+            for q in [fwd, back].into_iter().flatten() {
+                if self.matches_at(q, pre, eq) {
+                    return Some(q);
+                }
+            }
+        }
+        None
+    }
+
+    /// How many indices `pre` matches at exactly (unanchored), counting up to `limit`.
+    fn count(&self, pre: &[&[u8]], limit: usize) -> usize {
+        let len = self.len();
+        if pre.len() > len {
+            return 0;
+        }
+        (0..=len - pre.len())
+            .filter(|&q| self.matches_at(q, pre, &exact))
+            .take(limit)
+            .count()
+    }
+}
+
+fn exact(a: &[u8], b: &[u8]) -> bool {
+    a == b
+}
+
+/// How git's `match_fragment` compares an image line `l` with a preimage line `p` away from
+/// the end of the file: a `memcmp` over the preimage's bytes after a hash that ignores
+/// whitespace, so a preimage line without its newline (`\ No newline at end of file`) also
+/// matches a line that continues with whitespace and a newline.
+fn git_eq(l: &[u8], p: &[u8]) -> bool {
+    if p.ends_with(b"\n") {
+        l == p
+    } else {
+        l.starts_with(p) && l[p.len()..].iter().all(u8::is_ascii_whitespace)
+    }
+}
+
+/// A line without its line end (`\n`, `\r\n`, or a lone final `\r`).
+fn strip_eol(l: &[u8]) -> &[u8] {
+    let l = l.strip_suffix(b"\n").unwrap_or(l);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+/// Equal but for CR before LF (both lines end in `\n`, or neither does).
+fn same_but_eol(a: &[u8], b: &[u8]) -> bool {
+    a.ends_with(b"\n") == b.ends_with(b"\n") && strip_eol(a) == strip_eol(b)
+}
+
+fn same_but_whitespace(a: &[u8], b: &[u8]) -> bool {
+    let squeeze = |l: &[u8]| -> Vec<u8> {
+        l.iter()
+            .copied()
+            .filter(|c| !c.is_ascii_whitespace())
+            .collect()
+    };
+    squeeze(a) == squeeze(b)
+}
+
+/// Applies the hunks of one file, placing each where `git apply` would (see the module docs of
+/// [`super`]) or refusing it.
 fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchError> {
     let file = split_lines(old);
-    let n = file.len();
-    let mut out: Vec<u8> = Vec::with_capacity(old.len());
+    let mut done: Vec<&[u8]> = Vec::with_capacity(file.len());
+    let mut origin: Vec<Option<usize>> = Vec::with_capacity(file.len());
     let mut cursor = 0usize;
     let mut offset: i128 = 0;
     for (idx, h) in hunks.iter().enumerate() {
@@ -647,7 +799,16 @@ fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchE
             })
             .collect();
         let k = old_side.len();
-        // 0-based index of the first old line (for insertions: the line to insert before).
+        // git's anchors (apply.c, apply_one_fragment, without --unidiff-zero).
+        let at_start = h.old_start <= 1;
+        let at_end = matches!(h.lines.last(), Some(HunkLine::Add(_) | HunkLine::Remove(_)));
+        let anchor = match (at_start, at_end) {
+            (true, true) => Some(Anchor::Both),
+            (true, false) => Some(Anchor::Start),
+            (false, true) => Some(Anchor::End),
+            (false, false) => None,
+        };
+        // 0-based old index of the first old line (for insertions: the line to insert before).
         let stated: i128 = if h.old_count == 0 {
             i128::from(h.old_start)
         } else {
@@ -655,75 +816,159 @@ fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchE
         };
         let expected = stated + offset;
         let target_line = h.old_start;
-        let matches_at = |p: usize| p + k <= n && file[p..p + k] == old_side[..];
-        let out_of_order = |found: i128| PatchError::HunkOutOfOrder {
+        let img = Image {
+            done: &done,
+            origin: &origin,
+            rest: &file[cursor..],
+            cursor,
+        };
+        let git_start = usize::try_from(h.new_start.saturating_sub(1)).unwrap_or(usize::MAX);
+        let Some(g) = img.find(&old_side, git_start, at_start, at_end, &git_eq) else {
+            return Err(not_found(
+                path, number, h, &img, &old_side, git_start, anchor,
+            ));
+        };
+        let out_of_order = |found: u64| PatchError::HunkOutOfOrder {
             path: path.to_owned(),
             hunk: number,
             line: h.line,
             target_line,
-            found_line: u64::try_from(found + 1).unwrap_or(0),
+            found_line: found,
         };
-        let pos = if k == 0 {
-            if expected < cursor as i128 || expected > n as i128 {
-                return Err(out_of_order(expected));
+        if !img.matches_at(g, &old_side, &exact) {
+            // git's nearest match holds a line the hunk says has no newline, followed by one:
+            // Genesis matches byte for byte only.
+            return Err(PatchError::HunkNotFound {
+                path: path.to_owned(),
+                hunk: number,
+                line: h.line,
+                target_line,
+            });
+        }
+        if g < done.len() {
+            // git would put it before (or among) the lines earlier hunks wrote.
+            let found = img.line(g).1.map_or(0, |o| o as u64 + 1);
+            return Err(out_of_order(found));
+        }
+        let pos = cursor + (g - done.len());
+        // Genesis's own rule: the stated line (shifted by the previous hunk's offset), or the
+        // only place the old lines occur (an anchor narrows git's choice, it does not make a
+        // repeated context unique).
+        let ours = pos as i128 == expected || (k > 0 && img.count(&old_side, 2) == 1);
+        if !ours {
+            if k == 0 {
+                return Err(PatchError::HunkNotAnchored {
+                    path: path.to_owned(),
+                    hunk: number,
+                    line: h.line,
+                    target_line,
+                    anchor: anchor.unwrap_or(Anchor::End),
+                    found_line: None,
+                });
             }
-            expected as usize
-        } else if expected >= cursor as i128
-            && expected <= (n as i128 - k as i128)
-            && matches_at(expected as usize)
-        {
-            expected as usize
-        } else {
-            let found: Vec<usize> = if k <= n {
-                (0..=n - k).filter(|&p| matches_at(p)).take(64).collect()
-            } else {
-                Vec::new()
-            };
-            match found.as_slice() {
-                [] => {
-                    return Err(PatchError::HunkNotFound {
-                        path: path.to_owned(),
-                        hunk: number,
-                        line: h.line,
-                        target_line,
-                    });
-                }
-                [p] if *p >= cursor => *p,
-                [p] => return Err(out_of_order(*p as i128)),
-                many => {
-                    return Err(PatchError::HunkAmbiguous {
-                        path: path.to_owned(),
-                        hunk: number,
-                        line: h.line,
-                        target_line,
-                        count: many.len(),
-                    });
-                }
-            }
-        };
+            return Err(PatchError::HunkAmbiguous {
+                path: path.to_owned(),
+                hunk: number,
+                line: h.line,
+                target_line,
+                count: img.count(&old_side, 64),
+            });
+        }
         let no_newline = || PatchError::NoNewlineInMiddle {
             path: path.to_owned(),
             hunk: number,
             line: h.line,
         };
-        for l in file[cursor..pos].iter().chain(new_side.iter()) {
-            if !out.is_empty() && !out.ends_with(b"\n") {
+        for (i, l) in file[cursor..pos].iter().enumerate() {
+            if done.last().is_some_and(|p| !p.ends_with(b"\n")) {
                 return Err(no_newline());
             }
-            out.extend_from_slice(l);
+            done.push(l);
+            origin.push(Some(cursor + i));
+        }
+        for l in &new_side {
+            if done.last().is_some_and(|p| !p.ends_with(b"\n")) {
+                return Err(no_newline());
+            }
+            done.push(l);
+            origin.push(None);
         }
         cursor = pos + k;
         offset = pos as i128 - stated;
     }
-    for l in &file[cursor..] {
-        if !out.is_empty() && !out.ends_with(b"\n") {
-            return Err(PatchError::NoNewlineInMiddle {
-                path: path.to_owned(),
-                hunk: hunks.len(),
-                line: hunks.last().map_or(0, |h| h.line),
-            });
-        }
+    if cursor < file.len() && done.last().is_some_and(|p| !p.ends_with(b"\n")) {
+        return Err(PatchError::NoNewlineInMiddle {
+            path: path.to_owned(),
+            hunk: hunks.len(),
+            line: hunks.last().map_or(0, |h| h.line),
+        });
+    }
+    let mut out = Vec::with_capacity(old.len());
+    for l in done.iter().chain(file[cursor..].iter()) {
         out.extend_from_slice(l);
     }
     Ok(out)
+}
+
+/// The error for a hunk whose old lines match nowhere git would accept them: at another place
+/// than its anchor, or only with line endings or whitespace ignored, or not at all.
+fn not_found(
+    path: &str,
+    number: usize,
+    h: &Hunk,
+    img: &Image<'_, '_>,
+    old_side: &[&[u8]],
+    start: usize,
+    anchor: Option<Anchor>,
+) -> PatchError {
+    let file_line = |q: usize| img.line(q).1.map_or(0, |o| o as u64 + 1);
+    if let Some(anchor) = anchor {
+        let found = if old_side.is_empty() {
+            None
+        } else {
+            img.find(old_side, start, false, false, &exact)
+                .map(file_line)
+        };
+        if found.is_some() || old_side.is_empty() {
+            return PatchError::HunkNotAnchored {
+                path: path.to_owned(),
+                hunk: number,
+                line: h.line,
+                target_line: h.old_start,
+                anchor,
+                found_line: found,
+            };
+        }
+    }
+    if let Some(q) = img.find(old_side, start, false, false, &same_but_eol) {
+        // The first line that differs tells which side has CRLF.
+        let file_crlf = old_side
+            .iter()
+            .enumerate()
+            .find(|(i, p)| img.line(q + i).0 != **p)
+            .is_some_and(|(i, _)| img.line(q + i).0.ends_with(b"\r\n"));
+        return PatchError::HunkLineEndings {
+            path: path.to_owned(),
+            hunk: number,
+            line: h.line,
+            target_line: h.old_start,
+            file_line: file_line(q),
+            file_crlf,
+        };
+    }
+    if let Some(q) = img.find(old_side, start, false, false, &same_but_whitespace) {
+        return PatchError::HunkWhitespace {
+            path: path.to_owned(),
+            hunk: number,
+            line: h.line,
+            target_line: h.old_start,
+            file_line: file_line(q),
+        };
+    }
+    PatchError::HunkNotFound {
+        path: path.to_owned(),
+        hunk: number,
+        line: h.line,
+        target_line: h.old_start,
+    }
 }

@@ -47,11 +47,29 @@
 //! - If the very last line of the patch text lacks its `\n` (an agent that dropped the final
 //!   newline) it is read as if it had one; only the `\` marker says a line has no newline.
 //! - Placement: context and `-` lines must match byte for byte (no fuzz, no whitespace leniency).
-//!   A hunk is first tried at its stated line, shifted by the offset of the previous hunk of the
-//!   file. Only if it does not match there may it move, and only when its old side occurs exactly
-//!   once in the whole file; zero or several occurrences are refused, naming the file, the hunk and
-//!   its stated line. Hunks must land in order and not overlap. A hunk with no old lines
-//!   (`@@ -5,0 +6,2 @@`) inserts **after** old line 5 and never moves; `-0,0` means the top.
+//!   A hunk lands exactly where `git apply` (without options) would put it, or is refused:
+//!   - **Anchors** (git's apply.c, `match_beginning`/`match_end`): a hunk whose old range starts
+//!     at line 0 or 1 must match at the start of the file; a hunk with no context line after its
+//!     last `-`/`+` line (fewer trailing than leading context lines, as at the end of a file)
+//!     must match at the end of the file; both, the whole file ([`Anchor`],
+//!     [`PatchError::HunkNotAnchored`]). A diff made against a stale file therefore never puts
+//!     an end-of-file addition before lines that were appended since, nor a start-of-file
+//!     addition below lines that were prepended.
+//!   - git searches from the hunk's new-side start (`+c`), nearest first (c, c+1, c−1, c+2, …),
+//!     skipping lines earlier hunks wrote. Genesis takes git's position only when it is also
+//!     its own: the stated old line shifted by the offset of the previous hunk of the file, or
+//!     the *only* place the old lines occur in the file (an anchor narrows git's choice, it
+//!     does not make a repeated context unique); otherwise it refuses
+//!     ([`PatchError::HunkAmbiguous`]) rather than guess. Hunks must land in order and not
+//!     overlap.
+//!   - A hunk with no old lines (`@@ -5,0 +6,2 @@`, as `diff -U0` writes) has no trailing
+//!     context, so git puts it at the end of the file: Genesis accepts it only when it is stated
+//!     there (`-N,0` with N the last line, or `-0,0` on an empty file), and refuses it elsewhere.
+//!   - A hunk holding only context lines is refused (git calls it a corrupt patch).
+//!   - When the old lines match nowhere, the error says whether they would match with line
+//!     endings ignored ([`PatchError::HunkLineEndings`], e.g. a CRLF file and an LF diff) or
+//!     with whitespace ignored ([`PatchError::HunkWhitespace`]), naming the file line; neither is
+//!     ever applied.
 //! - **Same patch twice**: like `git apply`, an add-only hunk whose context still matches at the
 //!   stated place applies again (duplicating its lines). Detecting "already applied" would need
 //!   the reverse-apply heuristics `git apply` itself does not use by default, and would make
@@ -438,6 +456,65 @@ pub enum PatchError {
         /// Stated line in the target file.
         target_line: u64,
     },
+    /// The hunk must match at the start and/or the end of the file (git's anchoring, see
+    /// [`Anchor`]) and does not match there.
+    #[error(
+        "{path}: hunk {hunk} (patch line {line}, stated at line {target_line}) does not apply: {anchor}, so like `git apply` it must match at the {} of the file, and it does not{}",
+        anchor.place(),
+        found_line.map(|f| format!(" (its context and removed lines occur at line {f}; the patch was made against another version of the file)")).unwrap_or_default()
+    )]
+    HunkNotAnchored {
+        /// The path.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+        /// Stated line in the target file.
+        target_line: u64,
+        /// Where the hunk must match.
+        anchor: Anchor,
+        /// The 1-based file line where the hunk's old lines do occur (not at the anchor), if
+        /// anywhere; `None` for a hunk without old lines.
+        found_line: Option<u64>,
+    },
+    /// The hunk matches nowhere, but would match if line endings (CR/LF) were ignored.
+    #[error(
+        "{path}: hunk {hunk} (patch line {line}) does not apply at line {target_line} nor anywhere else: its lines differ from the file only in line endings (at file line {file_line} the file has {} where the patch has {}); regenerate the diff from the file as it is",
+        if *file_crlf { "CRLF" } else { "LF" },
+        if *file_crlf { "LF" } else { "CRLF" }
+    )]
+    HunkLineEndings {
+        /// The path.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+        /// Stated line in the target file.
+        target_line: u64,
+        /// 1-based file line where the hunk would match with line endings ignored.
+        file_line: u64,
+        /// Whether the file's line there ends in CRLF (and the patch's in LF); `false` for the
+        /// reverse.
+        file_crlf: bool,
+    },
+    /// The hunk matches nowhere, but would match if whitespace were ignored.
+    #[error(
+        "{path}: hunk {hunk} (patch line {line}) does not apply at line {target_line} nor anywhere else: its lines differ from the file only in whitespace (from file line {file_line}); whitespace is never ignored, regenerate the diff from the file as it is"
+    )]
+    HunkWhitespace {
+        /// The path.
+        path: String,
+        /// Hunk number within the file.
+        hunk: usize,
+        /// Patch line of the `@@` header.
+        line: usize,
+        /// Stated line in the target file.
+        target_line: u64,
+        /// 1-based file line where the hunk would match with whitespace ignored.
+        file_line: u64,
+    },
     /// The hunk does not match at its stated line and matches in several other places.
     #[error(
         "{path}: hunk {hunk} (patch line {line}) does not match at line {target_line}, and its context occurs {count} times elsewhere in the file; refusing to guess"
@@ -502,6 +579,42 @@ pub enum PatchError {
         /// Patch line of the `@@` header.
         line: usize,
     },
+}
+
+/// Where a hunk must match, by `git apply`'s rules (apply.c, `match_beginning` and
+/// `match_end`, without `--unidiff-zero`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// Its old range starts at line 0 or 1: its old lines must be the first lines of the file.
+    Start,
+    /// It has no context line after its last `-`/`+` line: its old lines must be the last lines
+    /// of the file (the end of the file is its trailing context).
+    End,
+    /// Both: its old lines must be the whole file.
+    Both,
+}
+
+impl Anchor {
+    /// Where the hunk must match: `"start"`, `"end"` or `"start and the end"`.
+    pub fn place(&self) -> &'static str {
+        match self {
+            Anchor::Start => "start",
+            Anchor::End => "end",
+            Anchor::Both => "start and the end",
+        }
+    }
+}
+
+impl std::fmt::Display for Anchor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Anchor::Start => "its old range starts at line 0 or 1",
+            Anchor::End => "it has no context lines after its last change",
+            Anchor::Both => {
+                "its old range starts at line 0 or 1 and it has no context lines after its last change"
+            }
+        })
+    }
 }
 
 /// Applies `patch` to `tree` and returns the post-image of every changed file.

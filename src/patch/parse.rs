@@ -44,6 +44,8 @@ pub(crate) struct Hunk {
     pub line: usize,
     pub old_start: u64,
     pub old_count: u64,
+    /// The `+c` of `@@ -a,b +c,d @@`: where `git apply` starts looking for the hunk.
+    pub new_start: u64,
     pub lines: Vec<HunkLine>,
 }
 
@@ -696,7 +698,7 @@ impl<'a> Parser<'a> {
             line: header_line,
             reason: reason.to_owned(),
         };
-        let ((old_start, old_count), (_new_start, new_count)) =
+        let ((old_start, old_count), (new_start, new_count)) =
             parse_ranges(raw).map_err(bad_header)?;
         if old_count > 0 && old_start == 0 {
             return Err(bad_header("old range starts at line 0 but is not empty"));
@@ -790,10 +792,17 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
+        if lines.iter().all(|l| matches!(l, HunkLine::Context(_))) {
+            // git apply calls this a corrupt patch too.
+            return Err(bad_header(
+                "the hunk changes nothing (it holds only context lines)",
+            ));
+        }
         Ok(Hunk {
             line: header_line,
             old_start,
             old_count,
+            new_start,
             lines,
         })
     }

@@ -31,8 +31,43 @@ fn tree(files: &[(&'static str, &'static [u8])]) -> Mem {
     Mem(files.iter().map(|(p, d)| (*p, (*d, false))).collect())
 }
 
+/// The differential check against the real `git apply` that `tests/patch_cases.rs` uses.
+#[path = "../../tests/common/git_apply.rs"]
+#[allow(dead_code)]
+mod git_apply;
+
+/// Genesis's result, checked against `git apply` on the same tree (issue 9, item 9): never
+/// accepted where git refuses, and equal bytes where both accept.
 fn run(patch: &[u8], t: &Mem) -> Result<PatchOutcome, PatchError> {
-    apply_patch(patch, t, &ApplyOptions::default())
+    let r = apply_patch(patch, t, &ApplyOptions::default());
+    let files: git_apply::Files =
+        t.0.iter()
+            .map(|(p, (d, x))| ((*p).to_owned(), (d.to_vec(), *x)))
+            .collect();
+    let ours = match &r {
+        Ok(o) => {
+            let mut after = files.clone();
+            for (p, c) in &o.changes {
+                match c {
+                    FileChange::Write { data, executable } => {
+                        after.insert(p.to_string(), (data.clone(), *executable));
+                    }
+                    FileChange::Delete => {
+                        after.remove(p.as_str());
+                    }
+                }
+            }
+            Ok(after)
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    let verdict = git_apply::compare(&files, patch, &ours);
+    assert!(
+        !verdict.is_defect(),
+        "git apply disagrees: {verdict:?}\n{}",
+        String::from_utf8_lossy(patch)
+    );
+    r
 }
 
 fn err(patch: &[u8], t: &Mem) -> PatchError {
@@ -73,14 +108,14 @@ fn defaults() {
 #[test]
 fn errors_name_file_hunk_and_lines() {
     let t = tree(&[("src/m.rs", b"a\nb\nc\nd\n")]);
-    let p = b"--- a/src/m.rs\n+++ b/src/m.rs\n@@ -1 +1 @@\n-a\n+A\n@@ -3,2 +3,2 @@\n-x\n+X\n d\n";
+    let p = b"--- a/src/m.rs\n+++ b/src/m.rs\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n@@ -3,2 +3,2 @@\n-x\n+X\n d\n";
     let e = err(p, &t);
     assert_eq!(
         e,
         PatchError::HunkNotFound {
             path: "src/m.rs".into(),
             hunk: 2,
-            line: 6,
+            line: 7,
             target_line: 3
         }
     );
@@ -88,7 +123,7 @@ fn errors_name_file_hunk_and_lines() {
     assert!(
         msg.contains("src/m.rs")
             && msg.contains("hunk 2")
-            && msg.contains("patch line 6")
+            && msg.contains("patch line 7")
             && msg.contains("line 3"),
         "{msg}"
     );
@@ -97,25 +132,34 @@ fn errors_name_file_hunk_and_lines() {
 #[test]
 fn hunk_found_only_before_the_previous_hunk_is_out_of_order() {
     let t = tree(&[("f", b"1\n2\n3\n4\n5\n6\n")]);
-    // Hunk 2 stated at line 6, but its old side ("2") occurs only at line 2, before hunk 1's end.
-    let p = b"--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n 3\n-4\n+four\n@@ -6 +6 @@\n-2\n+two\n";
-    assert!(matches!(
-        err(p, &t),
-        PatchError::HunkOutOfOrder {
-            hunk: 2,
-            target_line: 6,
-            found_line: 2,
-            ..
-        }
-    ));
+    // Hunk 2 stated at line 6, but its old side ("1", "2") occurs only at line 1, before hunk
+    // 1's end.
+    let p =
+        b"--- a/f\n+++ b/f\n@@ -3,3 +3,3 @@\n 3\n-4\n+four\n 5\n@@ -6,2 +6,2 @@\n-1\n+one\n 2\n";
+    let e = err(p, &t);
+    assert!(
+        matches!(
+            e,
+            PatchError::HunkOutOfOrder {
+                hunk: 2,
+                target_line: 6,
+                found_line: 1,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
 }
 
 #[test]
 fn offsets_carry_to_later_hunks() {
     // Two lines were added at the top since the diff was made: both hunks move by 2.
     let t = tree(&[("f", b"x\ny\n1\n2\n3\n4\n5\n6\n7\n8\n")]);
-    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-1\n+one\n 2\n@@ -7,0 +8 @@\n+after7\n";
-    assert_eq!(out(p, &t, "f"), b"x\ny\none\n2\n3\n4\n5\n6\n7\nafter7\n8\n");
+    let p = b"--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n 2\n-3\n+three\n 4\n@@ -7,2 +7,3 @@\n 7\n+after7\n 8\n";
+    assert_eq!(
+        out(p, &t, "f"),
+        b"x\ny\n1\n2\nthree\n4\n5\n6\n7\nafter7\n8\n"
+    );
 }
 
 #[test]
@@ -132,11 +176,12 @@ fn crlf_alone_is_not_a_blank_context_line() {
 fn no_newline_marker_rules() {
     let t = tree(&[("f", b"a\nb\n")]);
     // A no-newline line followed by more lines in the result.
-    let p = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\n\\ No newline at end of file\n";
-    assert!(matches!(
-        err(p, &t),
-        PatchError::NoNewlineInMiddle { hunk: 1, .. }
-    ));
+    let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\n\\ No newline at end of file\n b\n";
+    let e = err(p, &t);
+    assert!(
+        matches!(e, PatchError::NoNewlineInMiddle { hunk: 1, .. }),
+        "{e:?}"
+    );
     // A marker with nothing before it.
     let p = b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n\\ No newline at end of file\n-a\n+A\n";
     assert!(matches!(

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod git_apply;
+
 use std::path::{Path, PathBuf};
 
 use genesis::events::Dialect;
