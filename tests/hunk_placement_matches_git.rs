@@ -55,6 +55,12 @@ impl PreImage for One<'_> {
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.get(path.as_str()).is_some_and(|(_, x)| *x)
     }
+    fn paths(&self) -> Vec<WorkspacePath> {
+        self.0
+            .keys()
+            .map(|p| WorkspacePath::new(p).unwrap())
+            .collect()
+    }
 }
 
 /// The crate's own Rust sources, sorted by path, each split into lines (with their `\n`).
