@@ -104,6 +104,7 @@ fn state_of(side: &crate::diff::Side) -> FileState {
     FileState {
         blob: side.file.blob,
         executable: side.executable,
+        mode: None,
     }
 }
 
@@ -136,7 +137,76 @@ fn on_disk(engine: &Engine, path: &Path, store: bool) -> Result<OnDisk, EngineEr
     Ok(OnDisk::File(blob, bytes, exec))
 }
 
+/// The permission bits of the regular file at `path` (not followed through a link).
+fn file_mode(path: &Path) -> Option<u32> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions().mode() & 0o777)
+}
+
 impl Engine {
+    /// Another open session whose checkout directory is `dir`.
+    fn open_session_with_checkout(
+        &self,
+        id: &str,
+        dir: &Path,
+    ) -> Result<Option<String>, EngineError> {
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let want = canon(dir);
+        for other in session::list(self.store())? {
+            if other == id {
+                continue;
+            }
+            let Ok((s, st)) = session::load(self.store(), &other) else {
+                continue;
+            };
+            if s.status == Status::Open && st.checkout.as_deref().is_some_and(|c| canon(c) == want)
+            {
+                return Ok(Some(other));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The paths whose disk state another applied session wrote after this session opened:
+    /// the other session's post state for the path is on disk now and differs from this
+    /// session's base (a session applied before this one opened is already in its base, so it
+    /// never counts). Abort leaves those paths as they are.
+    fn written_by_others_since(
+        &self,
+        id: &str,
+        base: &Tree,
+        now: &Tree,
+    ) -> Result<BTreeSet<String>, EngineError> {
+        let mut out = BTreeSet::new();
+        for other in session::list(self.store())? {
+            if other == id {
+                continue;
+            }
+            let Ok((s, st)) = session::load(self.store(), &other) else {
+                continue;
+            };
+            if s.status != Status::Applied {
+                continue;
+            }
+            let obase = self.tree(&s.base_snapshot, st.base_executable())?;
+            let ocur = self.tree(&s.current_snapshot, st.current_executable())?;
+            let state = |t: &Tree, p: &WorkspacePath| {
+                t.snapshot
+                    .get(p.as_str())
+                    .map(|f| (f.blob, t.is_executable(p)))
+            };
+            for c in changes(&obase, &ocur) {
+                let theirs = state(&ocur, &c.path);
+                if theirs != state(base, &c.path) && theirs == state(now, &c.path) {
+                    out.insert(c.path.to_string());
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Aborts session `id` with default options; see [`Engine::abort_with`].
     ///
     /// # Errors
@@ -193,7 +263,7 @@ impl Engine {
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         // Paths that another session applied since are that session's, not this agent's.
-        let theirs = self.paths_applied_by_others(id)?;
+        let theirs = self.written_by_others_since(id, &base, &now_tree)?;
         let mut list: Vec<Change> = changes(&now_tree, &base)
             .into_iter()
             .filter(|c| !theirs.contains(c.path.as_str()))
@@ -251,6 +321,10 @@ impl Engine {
         let mut saved = Vec::new();
         for c in &list {
             let target = c.path.to_fs_path(&root);
+            if let Some(reason) = crate::apply::blocked_parent(&root, &c.path, &deleted) {
+                conflicts.push((c.path.to_string(), reason));
+                continue;
+            }
             let on_disk: Option<(Digest, u64, bool)> = match &c.old {
                 Some(o) => Some((o.file.blob, o.file.bytes, o.executable)),
                 None => match std::fs::symlink_metadata(&target) {
@@ -295,6 +369,7 @@ impl Engine {
                     blob,
                     bytes,
                     executable,
+                    mode: file_mode(&target),
                 });
             }
             steps.push(AbortStep {
@@ -307,7 +382,11 @@ impl Engine {
                 saved: !recorded,
             });
             let mut op = journal_op(c);
-            op.pre = on_disk.map(|(blob, _, executable)| FileState { blob, executable });
+            op.pre = on_disk.map(|(blob, _, executable)| FileState {
+                blob,
+                executable,
+                mode: None,
+            });
             ops.push(op);
         }
         if !conflicts.is_empty() {
@@ -330,7 +409,7 @@ impl Engine {
         // The saved list is durable before the journal starts: a crash from here on leaves
         // the list, and the blobs are in the store.
         state.saved = Some(SavedWork {
-            snapshot: now.snapshot.identity(),
+            snapshot: Some(now.snapshot.identity()),
             executable: now.executable.clone(),
             files: saved.clone(),
         });
@@ -362,7 +441,38 @@ impl Engine {
         let mut steps = Vec::new();
         let mut saved = Vec::new();
         let mut members: Vec<PathBuf> = Vec::new();
-        let dir = state.checkout.clone().filter(|d| d.is_dir());
+        // The checkout must still be the real directory this session made: never a link
+        // (its target's files are not the session's), and not a directory another open
+        // session has since made at the same path.
+        let dir = match state.checkout.clone() {
+            Some(d) => match std::fs::symlink_metadata(&d) {
+                Ok(md) if md.file_type().is_symlink() || !md.is_dir() => {
+                    return Err(EngineError::Conflict {
+                        id: session.session.to_string(),
+                        conflicts: vec![(
+                            d.display().to_string(),
+                            "the checkout directory is now a link or a file; abort does not touch it (remove it, then abort again)".into(),
+                        )],
+                    });
+                }
+                Ok(_) => match self.open_session_with_checkout(session.session.as_str(), &d)? {
+                    Some(other) => {
+                        return Err(EngineError::Conflict {
+                            id: session.session.to_string(),
+                            conflicts: vec![(
+                                d.display().to_string(),
+                                format!(
+                                    "is now the checkout of open session {other}; abort does not touch it"
+                                ),
+                            )],
+                        });
+                    }
+                    None => Some(d),
+                },
+                Err(_) => None,
+            },
+            None => None,
+        };
         if let Some(dir) = &dir {
             let manifest = self.manifest_of(&state, &session)?;
             let now = self.snapshot_for_abort(dir, &manifest, opts.dry_run)?;
@@ -379,6 +489,7 @@ impl Engine {
                         blob: f.blob,
                         bytes: f.bytes,
                         executable: exec,
+                        mode: file_mode(&f.path.to_fs_path(dir)),
                     });
                 }
                 steps.push(AbortStep {
@@ -390,7 +501,7 @@ impl Engine {
             }
             if !opts.dry_run {
                 state.saved = Some(SavedWork {
-                    snapshot: now.snapshot.identity(),
+                    snapshot: Some(now.snapshot.identity()),
                     executable: now.executable.clone(),
                     files: saved.clone(),
                 });
@@ -463,22 +574,43 @@ impl Engine {
     pub fn restore(&self, id: &str, opts: &RestoreOptions) -> Result<RestoreOutcome, EngineError> {
         let _lock = self.lock()?;
         let (session, state) = session::load(self.store(), id)?;
-        if session.status != Status::Aborted {
+        if session.status == Status::Open {
             return Err(EngineError::NothingToRestore {
                 id: id.into(),
-                reason: format!(
-                    "it is {}; only an aborted session has saved work",
-                    session.status
-                ),
+                reason: "it is open; only an aborted (or recovered) session has saved work".into(),
             });
         }
         let Some(saved) = state.saved.clone() else {
             return Err(EngineError::NothingToRestore {
                 id: id.into(),
-                reason: "its abort saved nothing".into(),
+                reason: "no file was saved for it".into(),
             });
         };
-        let (snapshot, _) = self.store().read_snapshot(&saved.snapshot)?;
+        let snapshot = match &saved.snapshot {
+            Some(identity) => self.store().read_snapshot(identity)?.0,
+            // Only files rescued by recovery: they are the tree to restore.
+            None => crate::snapshot::Snapshot::from_files(
+                saved
+                    .files
+                    .iter()
+                    .map(|f| SnapshotFile {
+                        path: f.path.clone(),
+                        blob: f.blob,
+                        bytes: f.bytes,
+                    })
+                    .collect(),
+            )
+            .map_err(|e| EngineError::Invalid(format!("session {id}: saved files: {e}")))?,
+        };
+        let saved_exec: BTreeSet<WorkspacePath> = match &saved.snapshot {
+            Some(_) => saved.executable.clone(),
+            None => saved
+                .files
+                .iter()
+                .filter(|f| f.executable)
+                .map(|f| f.path.clone())
+                .collect(),
+        };
         let mopts = MaterializeOptions {
             durable: true,
             snapshot: Default::default(),
@@ -488,7 +620,7 @@ impl Engine {
         if let Some(to) = &opts.to {
             self.check_checkout_dir(to)?;
             if !opts.dry_run {
-                materialize(self.store(), &snapshot, &saved.executable, to, &mopts)?;
+                materialize(self.store(), &snapshot, &saved_exec, to, &mopts)?;
             }
             return Ok(RestoreOutcome {
                 target: to.clone(),
@@ -496,7 +628,7 @@ impl Engine {
                 unchanged: Vec::new(),
             });
         }
-        if !state.in_place {
+        if !state.in_place && session.status == Status::Aborted {
             let Some(dir) = state.checkout.clone() else {
                 return Err(EngineError::Invalid(format!(
                     "session {id} had no checkout directory; use `genesis restore {id} --to DIR`"
@@ -508,7 +640,7 @@ impl Engine {
             let mut todo = Vec::new();
             let mut unchanged = Vec::new();
             for f in snapshot.files() {
-                let exec = saved.executable.contains(&f.path);
+                let exec = saved_exec.contains(&f.path);
                 let target = f.path.to_fs_path(&dir);
                 match on_disk(self, &target, false)? {
                     OnDisk::Absent => todo.push((f, exec, target)),
@@ -545,7 +677,12 @@ impl Engine {
                         path: parent.clone(),
                         source,
                     })?;
-                    let mode = crate::fsmode::for_new_file(*exec);
+                    let mode = saved
+                        .files
+                        .iter()
+                        .find(|s| s.path == f.path)
+                        .and_then(|s| s.mode)
+                        .unwrap_or_else(|| crate::fsmode::for_new_file(*exec));
                     crate::materialize::write_blob(
                         self.store(),
                         &f.blob,
@@ -565,13 +702,23 @@ impl Engine {
         // In place: each saved path must still be as abort left it (the base), or already
         // hold the saved content.
         let root = self.workspace().root().to_path_buf();
-        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        // What the session left on disk: the base after an abort, the current snapshot after
+        // an apply (files rescued by recovery).
+        let base = if session.status == Status::Aborted {
+            self.tree(&session.base_snapshot, state.base_executable())?
+        } else {
+            self.tree(&session.current_snapshot, state.current_executable())?
+        };
         let mut conflicts = Vec::new();
         let mut ops = Vec::new();
         let mut written = Vec::new();
         let mut unchanged = Vec::new();
         for f in &saved.files {
             let target = f.path.to_fs_path(&root);
+            if let Some(reason) = crate::apply::blocked_parent(&root, &f.path, &BTreeSet::new()) {
+                conflicts.push((f.path.to_string(), reason));
+                continue;
+            }
             let disk = match on_disk(self, &target, false)? {
                 OnDisk::Absent => None,
                 OnDisk::File(b, n, x) => Some((b, n, x)),
@@ -587,12 +734,17 @@ impl Engine {
             let base_state = base.snapshot.get(f.path.as_str()).map(|b| FileState {
                 blob: b.blob,
                 executable: base.is_executable(&f.path),
+                mode: None,
             });
-            let disk_state = disk.map(|(blob, _, executable)| FileState { blob, executable });
+            let disk_state = disk.map(|(blob, _, executable)| FileState {
+                blob,
+                executable,
+                mode: None,
+            });
             if disk_state != base_state {
                 conflicts.push((
                     f.path.to_string(),
-                    "changed since the abort; nothing restored (use --to DIR)".into(),
+                    "changed since it was saved; nothing restored (use --to DIR)".into(),
                 ));
                 continue;
             }
@@ -602,6 +754,7 @@ impl Engine {
                 post: Some(FileState {
                     blob: f.blob,
                     executable: f.executable,
+                    mode: f.mode,
                 }),
             });
             written.push(f.path.clone());

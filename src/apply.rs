@@ -12,6 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::diff::{Change, Status};
+use crate::path::WorkspacePath;
 use crate::snapshot::hash_file;
 
 /// Whether `path`, found on disk as `md`, is the very file (same device and inode) as one of
@@ -33,6 +34,38 @@ fn same_file_as_a_deletion(
     })
 }
 
+/// Why a directory on the way to `path` under `root` stops a write there: a symbolic link, or
+/// a file that is not in `deleted` (a file this change deletes may stand where a directory
+/// will be). `None` when every existing parent is a real directory.
+pub fn blocked_parent(
+    root: &Path,
+    path: &WorkspacePath,
+    deleted: &BTreeSet<&str>,
+) -> Option<String> {
+    let comps: Vec<&str> = path.components().collect();
+    let mut cur = root.to_path_buf();
+    let mut prefix = String::new();
+    for comp in &comps[..comps.len() - 1] {
+        cur.push(comp);
+        if !prefix.is_empty() {
+            prefix.push('/');
+        }
+        prefix.push_str(comp);
+        match std::fs::symlink_metadata(&cur) {
+            Ok(md) if md.file_type().is_symlink() => {
+                return Some(format!(
+                    "{prefix} is a symbolic link; nothing is written through links"
+                ));
+            }
+            Ok(md) if md.is_dir() => {}
+            Ok(_) if deleted.contains(prefix.as_str()) => return None,
+            Ok(_) => return Some(format!("{prefix} is a file where a directory is needed")),
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
 /// Checks that each changed path still holds its base state. Returns the conflicts, sorted,
 /// each `(path, reason)`; empty when the apply may go ahead.
 pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)> {
@@ -45,32 +78,7 @@ pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)
     for c in list {
         let p = c.path.as_str();
         // Directories on the way must be real directories (or a file this apply deletes).
-        let comps: Vec<&str> = c.path.components().collect();
-        let mut cur = root.to_path_buf();
-        let mut prefix = String::new();
-        let mut blocked = None;
-        for comp in &comps[..comps.len() - 1] {
-            cur.push(comp);
-            if !prefix.is_empty() {
-                prefix.push('/');
-            }
-            prefix.push_str(comp);
-            match std::fs::symlink_metadata(&cur) {
-                Ok(md) if md.file_type().is_symlink() => {
-                    blocked = Some(format!(
-                        "{prefix} is a symbolic link; nothing is written through links"
-                    ));
-                    break;
-                }
-                Ok(md) if md.is_dir() => {}
-                Ok(_) if deleted.contains(prefix.as_str()) => break,
-                Ok(_) => {
-                    blocked = Some(format!("{prefix} is a file where a directory is needed"));
-                    break;
-                }
-                Err(_) => break,
-            }
-        }
+        let blocked = blocked_parent(root, &c.path, &deleted);
         if let Some(reason) = blocked {
             out.push((p.to_owned(), reason));
             continue;

@@ -438,6 +438,9 @@ impl Engine {
     }
 
     pub(crate) fn run_journal(&self, journal: &Journal) -> Result<(), EngineError> {
+        // A change that cannot start (a link or a file on the way) is refused before the
+        // journal exists, so a refused command leaves nothing for recovery to roll forward.
+        crate::journal::check_parents(self.workspace.root(), journal)?;
         crate::journal::begin(&self.store, journal)?;
         if let Err(e) = crate::journal::execute(&self.store, self.workspace.root(), journal) {
             if matches!(e, JournalError::Io { visible: false, .. }) {
@@ -1249,33 +1252,6 @@ impl Engine {
         })
     }
 
-    /// Every path that another applied session changed (its base..current).
-    pub(crate) fn paths_applied_by_others(
-        &self,
-        id: &str,
-    ) -> Result<BTreeSet<String>, EngineError> {
-        let mut out = BTreeSet::new();
-        for other in session::list(&self.store)? {
-            if other == id {
-                continue;
-            }
-            let Ok((s, st)) = session::load(&self.store, &other) else {
-                continue;
-            };
-            if s.status != Status::Applied {
-                continue;
-            }
-            let base = self.tree(&s.base_snapshot, st.base_executable())?;
-            let current = self.tree(&s.current_snapshot, st.current_executable())?;
-            out.extend(
-                changes(&base, &current)
-                    .into_iter()
-                    .map(|c| c.path.to_string()),
-            );
-        }
-        Ok(out)
-    }
-
     /// The acceptance record named by a verification must be in the store, be of the current
     /// snapshot and the base manifest, and say that every static rule and every obligation of
     /// that manifest passed — a session document edited by hand cannot skip verification.
@@ -1446,6 +1422,7 @@ pub(crate) fn journal_op(c: &Change) -> JournalOp {
     let state = |s: &crate::diff::Side| FileState {
         blob: s.file.blob,
         executable: s.executable,
+        mode: None,
     };
     JournalOp {
         path: c.path.clone(),

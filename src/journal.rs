@@ -45,6 +45,10 @@ pub struct FileState {
     pub blob: Digest,
     /// The executable bit.
     pub executable: bool,
+    /// Exact permission bits to give the file (`restore` of a saved file); `None`: the
+    /// [`crate::fsmode`] rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
 }
 
 /// One path's change.
@@ -226,7 +230,7 @@ fn make_dirs(
 
 /// Before anything is touched: no directory on the way to any path may be a symbolic link,
 /// and none may be a file unless this change deletes that file.
-fn check_parents(root: &Path, journal: &Journal) -> Result<(), JournalError> {
+pub(crate) fn check_parents(root: &Path, journal: &Journal) -> Result<(), JournalError> {
     let deleted: BTreeSet<&str> = journal
         .ops
         .iter()
@@ -305,8 +309,64 @@ pub fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
 /// [`JournalError::Io`] naming the path (`visible` says whether anything in the workspace had
 /// changed yet); [`JournalError::Unsafe`]; store errors for missing or corrupt post blobs.
 pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), JournalError> {
+    execute_with(store, root, journal, false).map(|_| ())
+}
+
+/// A file roll-forward found at neither its pre nor its post state (written after the journal
+/// was made, for example between a crash and the recovery), copied into the store before the
+/// journal overwrote or removed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rescued {
+    /// The path.
+    pub path: WorkspacePath,
+    /// Hex SHA-256 of its bytes (in the store).
+    pub blob: Digest,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its executable bit.
+    pub executable: bool,
+    /// Its permission bits.
+    pub mode: u32,
+}
+
+/// [`execute`]; with `rescue` (recovery), every regular file at a journal path that holds
+/// neither the pre nor the post state is first copied into the store and returned, so a
+/// roll-forward never destroys bytes written after the journal was made.
+///
+/// # Errors
+/// As [`execute`]; store errors while rescuing (nothing visible has changed then).
+pub fn execute_with(
+    store: &Store,
+    root: &Path,
+    journal: &Journal,
+    rescue: bool,
+) -> Result<Vec<Rescued>, JournalError> {
     check_parents(root, journal)?;
     remove_stale_temps(root, journal);
+    let mut rescued = Vec::new();
+    if rescue {
+        for op in &journal.ops {
+            let target = op.path.to_fs_path(root);
+            let Ok(md) = std::fs::symlink_metadata(&target) else {
+                continue;
+            };
+            if !md.is_file()
+                || op.pre.as_ref().is_some_and(|s| holds(&target, s))
+                || op.post.as_ref().is_some_and(|s| holds(&target, s))
+            {
+                continue;
+            }
+            let (blob, bytes) = store.ingest_file(&target)?;
+            let mode = md.permissions().mode();
+            rescued.push(Rescued {
+                path: op.path.clone(),
+                blob,
+                bytes,
+                executable: mode & 0o100 != 0,
+                mode: mode & 0o777,
+            });
+        }
+    }
     // Phase 1: stage.
     let deleted = deleted_by_fold_key(journal);
     let mut staged: Vec<(usize, PathBuf)> = Vec::new();
@@ -323,7 +383,10 @@ pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), Jour
             point(&format!("create {}", tmp.display())).map_err(io(&tmp, false))?;
             // The file there keeps its permission bits (only the recorded executable bit
             // changes); a new file gets the umask's default (crate::fsmode).
-            let mode = crate::fsmode::for_path(&target, post.executable);
+            let mode = match post.mode {
+                Some(m) => m & 0o777,
+                None => crate::fsmode::for_path(&target, post.executable),
+            };
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -392,7 +455,24 @@ pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), Jour
         {
             // A directory the deletions emptied, replaced by a file.
             point(&format!("rmdir {}", target.display())).map_err(io(&target, true))?;
-            std::fs::remove_dir(&target).map_err(io(&target, true))?;
+            if let Err(e) = std::fs::remove_dir(&target) {
+                if e.raw_os_error() == Some(libc::ENOTEMPTY) {
+                    let first = std::fs::read_dir(&target)
+                        .ok()
+                        .and_then(|mut r| r.next())
+                        .and_then(Result::ok)
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    return Err(JournalError::Unsafe {
+                        path: op.path.to_string(),
+                        reason: format!(
+                            "is a directory still holding {}/{first}, which this change does not delete; move it out of the way, then run `genesis recover` to finish",
+                            op.path
+                        ),
+                    });
+                }
+                return Err(io(&target, true)(e));
+            }
         }
         point(&format!("rename {}", op.path)).map_err(io(&target, true))?;
         std::fs::rename(&tmp, &target).map_err(io(&target, true))?;
@@ -404,7 +484,7 @@ pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), Jour
             fsync_dir(d)?;
         }
     }
-    Ok(())
+    Ok(rescued)
 }
 
 /// Steps 3 and 4: sets the session's final status and deletes the journal.
@@ -514,6 +594,28 @@ pub struct RecoverOutcome {
     pub finished: Vec<String>,
     /// Stray temp files removed from the store.
     pub temps_removed: usize,
+    /// Files found at neither their pre nor their post state, copied into the store before
+    /// the roll-forward replaced them, with their session (`genesis restore` brings them back).
+    pub rescued: Vec<(String, Rescued)>,
+}
+
+/// Adds `rescued` to the session's saved files (DESIGN section 9), so `restore` finds them.
+fn record_rescued(store: &Store, id: &str, rescued: &[Rescued]) -> Result<(), JournalError> {
+    let (s, mut state) = session::load(store, id)?;
+    let saved = state.saved.get_or_insert_with(Default::default);
+    for r in rescued {
+        saved.files.retain(|f| f.path != r.path);
+        saved.files.push(crate::session::SavedFile {
+            path: r.path.clone(),
+            blob: r.blob,
+            bytes: r.bytes,
+            executable: r.executable,
+            mode: Some(r.mode),
+        });
+    }
+    saved.files.sort_by(|a, b| a.path.cmp(&b.path));
+    session::save(store, &s, &state)?;
+    Ok(())
 }
 
 /// Finishes every interrupted change (the caller holds the store lock), and removes temp files
@@ -524,7 +626,12 @@ pub struct RecoverOutcome {
 pub fn recover(store: &Store, root: &Path) -> Result<RecoverOutcome, JournalError> {
     let mut out = RecoverOutcome::default();
     for j in pending(store)? {
-        execute(store, root, &j)?;
+        let rescued = execute_with(store, root, &j, true)?;
+        if !rescued.is_empty() {
+            record_rescued(store, &j.session, &rescued)?;
+            out.rescued
+                .extend(rescued.into_iter().map(|r| (j.session.clone(), r)));
+        }
         finish(store, &j)?;
         out.finished.push(j.session.clone());
     }

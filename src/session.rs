@@ -206,11 +206,13 @@ pub struct SessionState {
 }
 
 /// The work `abort` saved into the store (DESIGN section 9).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SavedWork {
     /// Identity of the stored snapshot of the tree abort found (the workspace of an in-place
-    /// session, the checkout directory of a `--checkout` session), just before it changed it.
-    pub snapshot: Digest,
+    /// session, the checkout directory of a `--checkout` session), just before it changed it;
+    /// `None` when only recovery rescued files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<Digest>,
     /// Executable bits of that snapshot.
     pub executable: BTreeSet<WorkspacePath>,
     /// The files abort removed or overwrote whose content no patch of the session recorded,
@@ -229,6 +231,9 @@ pub struct SavedFile {
     pub bytes: u64,
     /// Its executable bit.
     pub executable: bool,
+    /// Its permission bits (e.g. `0o600`), restored exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
 }
 
 impl SessionState {

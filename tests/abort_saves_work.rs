@@ -178,7 +178,7 @@ fn restore_refuses_a_path_changed_since_the_abort_and_writes_nothing() {
     let o = run_in(root, &["restore", &id]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("app.py: changed since the abort; nothing restored (use --to DIR)"),
+        stderr(&o).contains("app.py: changed since it was saved; nothing restored (use --to DIR)"),
         "{}",
         stderr(&o)
     );
@@ -205,7 +205,7 @@ fn restore_of_an_open_session_exits_3() {
     assert_eq!(o.status.code(), Some(3));
     assert_eq!(
         stderr(&o),
-        "genesis: error: session s: nothing to restore: it is open; only an aborted session has saved work\n"
+        "genesis: error: session s: nothing to restore: it is open; only an aborted (or recovered) session has saved work\n"
     );
 }
 
@@ -471,4 +471,236 @@ fn checkout_abort_survives_a_crash_at_every_step() {
             "step {n}"
         );
     }
+}
+
+/// The number of the first fault-injection step of `genesis args…` in a copy of `root` whose
+/// name contains `prefix`.
+fn step_named(root: &Path, args: &[&str], prefix: &str) -> usize {
+    let scratch = tempfile::tempdir().unwrap();
+    let copy = scratch.path().join("copy");
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(root)
+            .arg(&copy)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let trace = scratch.path().join("trace");
+    let o = common::genesis()
+        .current_dir(&copy)
+        .args(args)
+        .env("GENESIS_FAULT_TRACE", &trace)
+        .output()
+        .unwrap();
+    ok(&o);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    text.lines()
+        .find_map(|l| {
+            let (n, name) = l.split_once(' ')?;
+            name.contains(prefix).then(|| n.parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("no step {prefix} in {text}"))
+}
+
+#[test]
+fn checkout_abort_never_follows_a_link_or_takes_another_sessions_checkout() {
+    let t = ws(&[("a.txt", b"a\n"), ("src/main.py", b"m\n")]);
+    let root = t.path();
+    let other = tempfile::tempdir().unwrap();
+    let co = other.path().join("co");
+    ok(&run_in(
+        root,
+        &["open", "--session", "c", "--checkout", co.to_str().unwrap()],
+    ));
+    // The checkout replaced by a link to the workspace itself.
+    std::fs::remove_dir_all(&co).unwrap();
+    std::os::unix::fs::symlink(root, &co).unwrap();
+    let o = run_in(root, &["abort", "c"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the checkout directory is now a link or a file"));
+    assert_eq!(std::fs::read(root.join("src/main.py")).unwrap(), b"m\n");
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"a\n");
+    assert_eq!(status_of(root, "c"), "open");
+    // The checkout path reused by a second open session.
+    std::fs::remove_file(&co).unwrap();
+    ok(&run_in(
+        root,
+        &["open", "--session", "d", "--checkout", co.to_str().unwrap()],
+    ));
+    std::fs::write(co.join("work.txt"), b"d's work\n").unwrap();
+    let o = run_in(root, &["abort", "c"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is now the checkout of open session d"));
+    assert_eq!(std::fs::read(co.join("work.txt")).unwrap(), b"d's work\n");
+}
+
+#[test]
+fn a_refused_abort_or_restore_leaves_no_journal_and_changes_nothing() {
+    // A directory replaced by a file that a new ignore rule hides, and a directory replaced
+    // by a link: abort cannot put the base back through them.
+    for kind in ["file", "link"] {
+        let t = ws(&[("a/b/c.txt", b"c\n")]);
+        let root = t.path();
+        let id = open_in_place(root);
+        std::fs::remove_dir_all(root.join("a/b")).unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        if kind == "file" {
+            std::fs::write(root.join("a/b"), b"precious notes\n").unwrap();
+            std::fs::write(root.join("a/.gitignore"), b"b\n").unwrap();
+        } else {
+            std::os::unix::fs::symlink(elsewhere.path(), root.join("a/b")).unwrap();
+        }
+        for args in [vec!["abort", "s", "--dry-run"], vec!["abort", "s"]] {
+            let o = run_in(root, &args);
+            assert_eq!(o.status.code(), Some(3), "{kind} {args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("a/b/c.txt: a/b is a"), "{}", stderr(&o));
+        }
+        assert!(!root.join(".genesis/journal/s.json").exists(), "{kind}");
+        ok(&run_in(root, &["status", &id]));
+        assert_eq!(status_of(root, &id), "open");
+        if kind == "file" {
+            assert_eq!(
+                std::fs::read(root.join("a/b")).unwrap(),
+                b"precious notes\n"
+            );
+        }
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    }
+    // restore with a file where a saved file's directory must be.
+    let t = ws(&[("a.txt", b"a\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::create_dir(root.join("out")).unwrap();
+    std::fs::write(root.join("out/result.jsonl"), b"data\n").unwrap();
+    ok(&run_in(root, &["abort", &id]));
+    std::fs::write(root.join("out"), b"now a file\n").unwrap();
+    let o = run_in(root, &["restore", &id]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("out/result.jsonl: out is a file where a directory is needed"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!root.join(".genesis/journal/s.json").exists());
+    ok(&run_in(root, &["status", &id]));
+    assert_eq!(std::fs::read(root.join("out")).unwrap(), b"now a file\n");
+}
+
+#[test]
+fn a_session_applied_before_this_one_opened_does_not_shield_its_paths_from_abort() {
+    let t = ws(&[("sec", b"s\n"), ("g", b"g\n")]);
+    let root = t.path();
+    ok(&run_in(root, &["open", "--session", "a", "--in-place"]));
+    std::fs::write(root.join("sec"), b"s2\n").unwrap();
+    std::fs::write(root.join("g"), b"g2\n").unwrap();
+    ok(&run_in(root, &["patch", "a"]));
+    ok(&run_in(root, &["verify", "a"]));
+    ok(&run_in(root, &["apply", "a"]));
+    ok(&run_in(root, &["open", "--session", "b", "--in-place"]));
+    std::fs::write(root.join("sec"), b"s3\n").unwrap();
+    std::fs::write(root.join("g"), b"g3\n").unwrap();
+    ok(&run_in(root, &["patch", "b"]));
+    std::fs::write(root.join("sec"), b"s4\n").unwrap();
+    let out = ok(&run_in(root, &["abort", "b"]));
+    assert!(out.contains("  sec (3 bytes"), "{out}");
+    assert_eq!(std::fs::read(root.join("sec")).unwrap(), b"s2\n");
+    assert_eq!(std::fs::read(root.join("g")).unwrap(), b"g2\n");
+    assert!(stored(root, b"s4\n"));
+}
+
+#[test]
+fn a_path_another_session_applied_while_this_one_was_open_is_left_alone() {
+    let t = ws(&[("shared.txt", b"base\n"), ("mine.txt", b"base\n")]);
+    let root = t.path();
+    let other = tempfile::tempdir().unwrap();
+    let co = other.path().join("co");
+    ok(&run_in(root, &["open", "--session", "b", "--in-place"]));
+    ok(&run_in(
+        root,
+        &["open", "--session", "a", "--checkout", co.to_str().unwrap()],
+    ));
+    std::fs::write(co.join("shared.txt"), b"from a\n").unwrap();
+    ok(&run_in(
+        root,
+        &["patch", "a", "--from", co.to_str().unwrap()],
+    ));
+    ok(&run_in(root, &["verify", "a"]));
+    ok(&run_in(root, &["apply", "a"]));
+    std::fs::write(root.join("mine.txt"), b"b's edit\n").unwrap();
+    ok(&run_in(root, &["abort", "b"]));
+    assert_eq!(std::fs::read(root.join("shared.txt")).unwrap(), b"from a\n");
+    assert_eq!(std::fs::read(root.join("mine.txt")).unwrap(), b"base\n");
+}
+
+#[test]
+fn roll_forward_saves_a_file_written_after_the_crash() {
+    let t = ws(&[("app.py", b"app\n")]);
+    let id = open_in_place(t.path());
+    std::fs::write(t.path().join("app.py"), b"agent\n").unwrap();
+    // Crash just after the journal is durable (the first staging step). The step is counted
+    // on a copy, and the crash run is on another copy, so both see the same stat cache.
+    let n = step_named(t.path(), &["abort", &id], "create ./.genesis-tmp-");
+    let scratch = tempfile::tempdir().unwrap();
+    let run = scratch.path().join("run");
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(t.path())
+            .arg(&run)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let root = run.as_path();
+    let o = common::genesis()
+        .current_dir(root)
+        .args(["abort", &id])
+        .env("GENESIS_FAULT", format!("{n}:abort"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), None);
+    assert!(root.join(".genesis/journal/s.json").exists());
+    // The user writes the file before the next command.
+    std::fs::write(root.join("app.py"), b"written after the crash\n").unwrap();
+    let o = run_in(root, &["status", &id]);
+    ok(&o);
+    assert!(
+        stderr(&o).contains(&format!(
+            "genesis: app.py held neither its old nor its new content; saved it (blob {}) before finishing session s",
+            sha(b"written after the crash\n")
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(root.join("app.py")).unwrap(), b"app\n");
+    assert!(stored(root, b"written after the crash\n"));
+    ok(&run_in(root, &["restore", &id]));
+    assert_eq!(
+        std::fs::read(root.join("app.py")).unwrap(),
+        b"written after the crash\n"
+    );
+}
+
+#[test]
+fn restore_gives_back_the_saved_permission_bits() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = ws(&[("a.txt", b"a\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    std::fs::write(root.join("key.pem"), b"secret\n").unwrap();
+    std::fs::set_permissions(root.join("key.pem"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    ok(&run_in(root, &["abort", &id]));
+    assert!(!root.join("key.pem").exists());
+    ok(&run_in(root, &["restore", &id]));
+    let md = std::fs::metadata(root.join("key.pem")).unwrap();
+    assert_eq!(md.permissions().mode() & 0o777, 0o600);
+    let dest = tempfile::tempdir().unwrap();
+    let to = dest.path().join("to");
+    ok(&run_in(
+        root,
+        &["restore", &id, "--to", to.to_str().unwrap()],
+    ));
+    assert_eq!(std::fs::read(to.join("key.pem")).unwrap(), b"secret\n");
 }

@@ -231,3 +231,51 @@ fn apply_refuses_to_replace_a_directory_that_holds_an_ignored_file() {
     assert_eq!(status(&ws, "s"), "open");
     assert!(!ws.join(".genesis/journal/s.json").exists());
 }
+
+/// A roll-forward that a file appearing after the crash blocks (a file in the directory the new
+/// file must replace) stops with exit 3 naming that file and what to do; once it is moved away,
+/// recovery finishes.
+#[test]
+fn a_blocked_swap_roll_forward_names_the_blocking_file_and_then_finishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, base, fin) = cases().remove(0);
+    let ws = template(tmp.path(), &base, &fin, false);
+    let trace = tmp.path().join("trace");
+    let count = tmp.path().join("count");
+    cp(&ws, &count);
+    let o = common::genesis()
+        .current_dir(&count)
+        .args(["apply", "s"])
+        .env("GENESIS_FAULT_TRACE", &trace)
+        .output()
+        .unwrap();
+    ok(&o);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let n: usize = text
+        .lines()
+        .find_map(|l| {
+            let (n, name) = l.split_once(' ')?;
+            (name == "unlink conf/a.txt").then(|| n.parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("{text}"));
+    let o = common::genesis()
+        .current_dir(&ws)
+        .args(["apply", "s"])
+        .env("GENESIS_FAULT", format!("{n}:abort"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), None);
+    std::fs::write(ws.join("conf/x.log"), b"appeared\n").unwrap();
+    let o = run_in(&ws, &["recover"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("conf: refused: is a directory still holding conf/x.log, which this change does not delete; move it out of the way, then run `genesis recover` to finish"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::rename(ws.join("conf/x.log"), ws.join("x.log")).unwrap();
+    ok(&run_in(&ws, &["recover"]));
+    assert_eq!(std::fs::read(ws.join("conf")).unwrap(), b"now a file\n");
+    assert_eq!(std::fs::read(ws.join("x.log")).unwrap(), b"appeared\n");
+    assert_eq!(status(&ws, "s"), "applied");
+}

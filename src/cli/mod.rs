@@ -214,6 +214,12 @@ pub fn run() -> ExitCode {
 /// any interrupted apply first (reported on standard error).
 pub fn engine(ctx: &Context, create: bool) -> Result<genesis::engine::Engine, CliError> {
     let engine = genesis::engine::Engine::with_wait(ctx.workspace(), create, ctx.wait())?;
+    for (s, r) in &engine.recovered().rescued {
+        eprintln!(
+            "genesis: {} held neither its old nor its new content; saved it (blob {}) before finishing session {s}: `genesis restore {s}` brings it back",
+            r.path, r.blob
+        );
+    }
     for s in &engine.recovered().finished {
         eprintln!("genesis: finished the interrupted change of session {s} from its journal");
     }

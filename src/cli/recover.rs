@@ -12,14 +12,26 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<u8, CliError> {
     let mut out = engine.recover()?;
     let mut finished = engine.recovered().finished.clone();
     finished.append(&mut out.finished);
+    let mut rescued = engine.recovered().rescued.clone();
+    rescued.append(&mut out.rescued);
     if ctx.json {
         super::print_json(&serde_json::json!({
             "finished": finished,
             "temps_removed": out.temps_removed,
+            "rescued": rescued.iter().map(|(s, r)| serde_json::json!({
+                "session": s, "path": r.path, "blob": r.blob, "bytes": r.bytes,
+            })).collect::<Vec<_>>(),
         }));
     } else if finished.is_empty() {
         crate::outln!("nothing to recover");
     } else {
+        for (s, r) in &rescued {
+            crate::outln!(
+                "saved {} (blob {}): it held neither its old nor its new content; `genesis restore {s}` brings it back",
+                r.path,
+                r.blob
+            );
+        }
         for s in &finished {
             crate::outln!("finished session {s}");
         }
