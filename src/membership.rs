@@ -104,7 +104,13 @@ impl Rules {
     /// Whether `rel` (a file, or a directory when `is_dir`) is left out by the rules of its
     /// ancestor directories `ancestors` (and the manifest); `.gitignore` is skipped when
     /// `tracked`.
-    fn decide(&self, ancestors: &[&str], rel: &str, is_dir: bool, tracked: bool) -> Option<String> {
+    pub(crate) fn decide(
+        &self,
+        ancestors: &[&str],
+        rel: &str,
+        is_dir: bool,
+        tracked: bool,
+    ) -> Option<String> {
         let full = Path::new(VIRTUAL_ROOT).join(rel);
         if let Some(ov) = &self.exclude
             && ov.matched(&full, is_dir).is_ignore()

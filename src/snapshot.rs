@@ -32,7 +32,7 @@
 //! comes back beside the snapshot in [`SnapshotOutcome::executable`], and two trees that differ
 //! only in executable bits have the same identity.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -617,8 +617,12 @@ fn add_tracked(
     out: &mut ScanOutcome,
 ) -> Result<(), SnapshotError> {
     let mut rules = crate::membership::Rules::new(&opts.exclude);
-    let mut loaded: HashSet<String> = HashSet::new();
-    let mut real_dir: HashMap<String, bool> = HashMap::new();
+    load_genesisignore(root, "", &mut rules)?;
+    // Directory → whether files below it can be members: a real directory (not a link) that
+    // Genesis's rules do not leave out, and whose parent is usable too. Its .genesisignore is
+    // loaded when it is. Each directory is decided once, so a big excluded tree costs one
+    // lookup per tracked file in it.
+    let mut usable: HashMap<String, bool> = HashMap::new();
     let mut added = Vec::new();
     for t in opts.tracked.iter() {
         if out
@@ -641,36 +645,31 @@ fn add_tracked(
         {
             continue;
         }
-        let below_real_dirs = (1..comps.len()).all(|k| {
+        let mut below_usable_dirs = true;
+        for k in 1..comps.len() {
             let d = comps[..k].join("/");
-            *real_dir.entry(d).or_insert_with_key(|d| {
-                std::fs::symlink_metadata(root.join(d)).is_ok_and(|m| m.is_dir())
-            })
-        });
-        if !below_real_dirs {
-            continue;
-        }
-        for k in 0..comps.len() {
-            let d = comps[..k].join("/");
-            if !loaded.insert(d.clone()) {
-                continue;
-            }
-            let file = root.join(&d).join(".genesisignore");
-            match std::fs::symlink_metadata(&file) {
-                Ok(md) if md.file_type().is_symlink() => {
-                    return Err(SnapshotError::IgnoreFileIsLink(file));
+            let ok = match usable.get(&d) {
+                Some(ok) => *ok,
+                None => {
+                    let ok = std::fs::symlink_metadata(root.join(&d)).is_ok_and(|m| m.is_dir())
+                        && rules.decide(&comps[..k - 1], &d, true, true).is_none();
+                    if ok {
+                        load_genesisignore(root, &d, &mut rules)?;
+                    }
+                    usable.insert(d, ok);
+                    ok
                 }
-                Ok(md) if md.is_file() => {
-                    let bytes = std::fs::read(&file).map_err(|source| SnapshotError::Read {
-                        path: file.clone(),
-                        source,
-                    })?;
-                    rules.add_ignore_file(&d, ".genesisignore", &bytes);
-                }
-                _ => {}
+            };
+            if !ok {
+                below_usable_dirs = false;
+                break;
             }
         }
-        if rules.left_out(t, true).is_some() {
+        if !below_usable_dirs
+            || rules
+                .decide(&comps[..comps.len() - 1], t, false, true)
+                .is_some()
+        {
             continue;
         }
         let fs_path = root.join(t);
@@ -707,6 +706,28 @@ fn add_tracked(
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(())
+}
+
+/// Adds `root/dir/.genesisignore` to `rules` if it exists; refuses one that is a link, as the
+/// walk does.
+fn load_genesisignore(
+    root: &Path,
+    dir: &str,
+    rules: &mut crate::membership::Rules,
+) -> Result<(), SnapshotError> {
+    let file = root.join(dir).join(".genesisignore");
+    match std::fs::symlink_metadata(&file) {
+        Ok(md) if md.file_type().is_symlink() => Err(SnapshotError::IgnoreFileIsLink(file)),
+        Ok(md) if md.is_file() => {
+            let bytes = std::fs::read(&file).map_err(|source| SnapshotError::Read {
+                path: file.clone(),
+                source,
+            })?;
+            rules.add_ignore_file(dir, ".genesisignore", &bytes);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Snapshots the tree at `root`: [`scan`], then hash every file in parallel, streaming.
