@@ -435,3 +435,96 @@ fn missing_index_means_no_tracked_files_corrupt_index_is_exit_4() {
         stderr(&o)
     );
 }
+
+/// A real clone: sveltejs/svelte's last commit (`../shared/realrepos/svelte-history.bundle`,
+/// 9080 tracked files, five `.gitignore` files) has no tracked ignored file
+/// (`git ls-files -ci --exclude-standard` is empty), so the test commits two with
+/// `git add -f`: `.env` (its `.gitignore` lists `.env`) and a file in an ignored `coverage`
+/// directory. The snapshot's members are then exactly git's tracked files (less the manifest's
+/// excludes) plus the untracked manifest, and the store-side check agrees with the walk.
+#[test]
+fn real_clone_members_are_gits_tracked_files() {
+    let bundle = common::repo_root().join("../shared/realrepos/svelte-history.bundle");
+    assert!(bundle.is_file(), "{} is missing", bundle.display());
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("svelte");
+    git(
+        tmp.path(),
+        &[
+            "clone",
+            "-q",
+            bundle.to_str().unwrap(),
+            repo.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(git(&repo, &["ls-files", "-ci", "--exclude-standard"]), "");
+    write_tree(
+        &repo,
+        &[
+            (".env", b"SECRET=tracked\n"),
+            ("packages/svelte/coverage/lcov.info", b"TN:\n"),
+        ],
+    );
+    git(
+        &repo,
+        &["add", "-f", ".env", "packages/svelte/coverage/lcov.info"],
+    );
+    git(&repo, &["commit", "-q", "-m", "tracked ignored files"]);
+    assert_eq!(
+        git(&repo, &["ls-files", "-ci", "--exclude-standard"]),
+        ".env\npackages/svelte/coverage/lcov.info\n"
+    );
+    // 9082 files are more than a v0.1 snapshot holds: the manifest leaves 5333 out.
+    std::fs::write(
+        repo.join("genesis.json"),
+        r#"{"schema":"genesis/manifest-v0.1","exclude":["packages/svelte/tests/runtime-legacy/","packages/svelte/tests/runtime-runes/"],"obligations":[]}"#,
+    )
+    .unwrap();
+    let ws = genesis::Workspace::new(&repo, None);
+    let opts = ws.snapshot_options_for(&repo).unwrap();
+    assert_eq!(opts.tracked.len(), 9082);
+    let out = genesis::snapshot::snapshot_dir(&repo, &opts).unwrap();
+    let members: Vec<&str> = out
+        .snapshot
+        .files()
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    let mut expected: Vec<String> = git(&repo, &["ls-files"])
+        .lines()
+        .filter(|p| {
+            !p.starts_with("packages/svelte/tests/runtime-legacy/")
+                && !p.starts_with("packages/svelte/tests/runtime-runes/")
+        })
+        .map(str::to_owned)
+        .collect();
+    expected.push("genesis.json".into());
+    expected.sort();
+    assert_eq!(members.len(), 3750);
+    assert_eq!(members, expected);
+    assert!(out.snapshot.get(".env").is_some());
+    assert!(
+        out.snapshot
+            .get("packages/svelte/coverage/lcov.info")
+            .is_some()
+    );
+    // The store-side check, given the same tracked set, leaves nothing out; without it, the
+    // two tracked ignored files are what it would refuse.
+    let read = |f: &genesis::SnapshotFile| std::fs::read(repo.join(f.path.as_str()));
+    let left =
+        genesis::membership::left_out(&out.snapshot, &opts.exclude, &opts.tracked, read).unwrap();
+    assert_eq!(left, []);
+    let none = genesis::tracked::TrackedFiles::none();
+    let left = genesis::membership::left_out(&out.snapshot, &opts.exclude, &none, read).unwrap();
+    let left: Vec<(String, String)> = left.into_iter().map(|l| (l.path, l.reason)).collect();
+    assert_eq!(
+        left,
+        [
+            (".env".to_owned(), "ignored by .gitignore".to_owned()),
+            (
+                "packages/svelte/coverage/lcov.info".to_owned(),
+                "its directory packages/svelte/coverage/ is ignored by .gitignore".to_owned()
+            ),
+        ]
+    );
+}
