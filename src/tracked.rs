@@ -183,7 +183,7 @@ fn read_index(index: &Path) -> Result<gix_index::File, TrackedError> {
     let kinds = [gix_index::hash::Kind::Sha1, gix_index::hash::Kind::Sha256];
     let mut messages = Vec::new();
     for kind in kinds {
-        match gix_index::File::at(index, kind, false, opts.clone()) {
+        match gix_index::File::at(index, kind, false, opts) {
             Ok(f) => return Ok(f),
             Err(e) => messages.push(format!("as {kind}: {e}")),
         }
