@@ -622,39 +622,35 @@ fn add_tracked(
     // Genesis's rules do not leave out, and whose parent is usable too. Its .genesisignore is
     // loaded when it is. Each directory is decided once, so a big excluded tree costs one
     // lookup per tracked file in it.
-    let mut usable: HashMap<String, bool> = HashMap::new();
+    let mut usable: HashMap<&str, bool> = HashMap::new();
     let mut added = Vec::new();
+    // Both lists are sorted by path bytes: walk them side by side.
+    let mut next = 0;
     for t in opts.tracked.iter() {
-        if out
-            .files
-            .binary_search_by(|f| f.path.as_str().cmp(t))
-            .is_ok()
-        {
-            continue;
+        while next < out.files.len() && out.files[next].path.as_str() < t {
+            next += 1;
         }
-        let Ok(path) = WorkspacePath::new(t) else {
-            continue;
-        };
-        let comps: Vec<&str> = t.split('/').collect();
-        if comps.contains(&".git") || comps[0] == STORE_DIR_NAME {
-            continue;
-        }
-        if let Some(s) = store_rel
-            && !s.as_os_str().is_empty()
-            && Path::new(t).starts_with(s)
-        {
+        if out.files.get(next).is_some_and(|f| f.path.as_str() == t) {
             continue;
         }
         let mut below_usable_dirs = true;
-        for k in 1..comps.len() {
-            let d = comps[..k].join("/");
-            let ok = match usable.get(&d) {
+        for (i, _) in t.match_indices('/') {
+            let d = &t[..i];
+            let ok = match usable.get(d) {
                 Some(ok) => *ok,
                 None => {
-                    let ok = std::fs::symlink_metadata(root.join(&d)).is_ok_and(|m| m.is_dir())
-                        && rules.decide(&comps[..k - 1], &d, true, true).is_none();
+                    let comps: Vec<&str> = d.split('/').collect();
+                    let name = comps[comps.len() - 1];
+                    let ok = name != ".git"
+                        && !(comps.len() == 1 && name == STORE_DIR_NAME)
+                        && !store_rel
+                            .is_some_and(|s| !s.as_os_str().is_empty() && s == Path::new(d))
+                        && std::fs::symlink_metadata(root.join(d)).is_ok_and(|m| m.is_dir())
+                        && rules
+                            .decide(&comps[..comps.len() - 1], d, true, true)
+                            .is_none();
                     if ok {
-                        load_genesisignore(root, &d, &mut rules)?;
+                        load_genesisignore(root, d, &mut rules)?;
                     }
                     usable.insert(d, ok);
                     ok
@@ -665,13 +661,22 @@ fn add_tracked(
                 break;
             }
         }
-        if !below_usable_dirs
+        if !below_usable_dirs {
+            continue;
+        }
+        let comps: Vec<&str> = t.split('/').collect();
+        let name = comps[comps.len() - 1];
+        if name == ".git"
+            || (comps.len() == 1 && name == STORE_DIR_NAME)
             || rules
                 .decide(&comps[..comps.len() - 1], t, false, true)
                 .is_some()
         {
             continue;
         }
+        let Ok(path) = WorkspacePath::new(t) else {
+            continue;
+        };
         let fs_path = root.join(t);
         let Ok(md) = std::fs::symlink_metadata(&fs_path) else {
             continue;
