@@ -241,10 +241,10 @@ impl Engine {
         dry_run: bool,
     ) -> Result<SnapshotOutcome, EngineError> {
         if dry_run {
-            let opts = self.snapshot_options(manifest);
+            let opts = self.snapshot_options(manifest)?;
             return Ok(snapshot_dir(dir, &opts)?);
         }
-        let opts = self.snapshot_options(manifest);
+        let opts = self.snapshot_options(manifest)?;
         let (outcome, _) = self.store().snapshot_into(dir, &opts)?;
         Ok(outcome)
     }
@@ -290,13 +290,15 @@ impl Engine {
                 .map(|f| f.path.as_str())
                 .collect();
             let files: Vec<SnapshotFile> = files.into_values().collect();
-            let left = crate::membership::left_out_files(&files, &manifest.exclude, |f| {
-                if in_base.contains(f.path.as_str()) {
-                    self.store().read_object(&f.blob)
-                } else {
-                    Ok(Vec::new())
-                }
-            })?;
+            let tracked = self.tracked()?;
+            let left =
+                crate::membership::left_out_files(&files, &manifest.exclude, &tracked, |f| {
+                    if in_base.contains(f.path.as_str()) {
+                        self.store().read_object(&f.blob)
+                    } else {
+                        Ok(Vec::new())
+                    }
+                })?;
             let left: BTreeSet<String> = left.into_iter().map(|l| l.path).collect();
             list.retain(|c| !(c.new.is_none() && left.contains(c.path.as_str())));
         }

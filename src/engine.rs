@@ -301,6 +301,9 @@ pub struct Engine {
     store: Store,
     lock_wait: Duration,
     recovered: RecoverOutcome,
+    /// The files git tracks in the workspace, read from its index at first use and kept for
+    /// the engine's life, so every snapshot and membership check of one command agree.
+    tracked: std::sync::OnceLock<std::sync::Arc<crate::tracked::TrackedFiles>>,
 }
 
 struct TreeImage<'a>(&'a Tree);
@@ -408,6 +411,7 @@ impl Engine {
             store,
             lock_wait,
             recovered: RecoverOutcome::default(),
+            tracked: std::sync::OnceLock::new(),
         };
         if !crate::journal::pending(&engine.store)?.is_empty() {
             engine.recovered = engine.recover()?;
@@ -466,16 +470,37 @@ impl Engine {
         Ok(self.store.lock(self.lock_wait)?)
     }
 
-    pub(crate) fn snapshot_options(&self, manifest: &Manifest) -> SnapshotOptions {
+    /// The files git tracks in the workspace (see [`crate::tracked`]), read once per engine.
+    /// Every tree the engine snapshots (the workspace, a checkout, `--from DIR`, a verify
+    /// workdir) is judged with the workspace's set, the one the store-side membership check
+    /// of `patch` uses.
+    pub(crate) fn tracked(
+        &self,
+    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, EngineError> {
+        if let Some(t) = self.tracked.get() {
+            return Ok(t.clone());
+        }
+        let t = std::sync::Arc::new(
+            crate::tracked::TrackedFiles::discover(self.workspace.root())
+                .map_err(SnapshotError::from)?,
+        );
+        Ok(self.tracked.get_or_init(|| t).clone())
+    }
+
+    pub(crate) fn snapshot_options(
+        &self,
+        manifest: &Manifest,
+    ) -> Result<SnapshotOptions, EngineError> {
         let mut o = SnapshotOptions {
             exclude: manifest.exclude.clone(),
             store_dir: Some(self.workspace.store_dir().to_path_buf()),
+            tracked: self.tracked()?,
             ..SnapshotOptions::default()
         };
         if let Some(n) = manifest.limits.max_file_bytes {
             o.max_file_bytes = n;
         }
-        o
+        Ok(o)
     }
 
     /// A snapshot of `dir` that uses the stat cache (nothing is stored).
@@ -484,7 +509,7 @@ impl Engine {
         dir: &Path,
         manifest: &Manifest,
     ) -> Result<crate::snapshot::SnapshotOutcome, EngineError> {
-        let mut opts = self.snapshot_options(manifest);
+        let mut opts = self.snapshot_options(manifest)?;
         opts.stat_cache = Some(self.store.stat_cache_path(dir));
         Ok(snapshot_dir(dir, &opts)?)
     }
@@ -552,7 +577,7 @@ impl Engine {
         }
         let (outcome, _) = self
             .store
-            .snapshot_into(root, &self.snapshot_options(&manifest))?;
+            .snapshot_into(root, &self.snapshot_options(&manifest)?)?;
         let Some(mfile) = outcome.snapshot.get(manifest_rel.as_str()).cloned() else {
             return Err(EngineError::Invalid(format!(
                 "{manifest_rel}: the manifest is not in the workspace snapshot (it is ignored or excluded); a session's obligations come from its base snapshot"
@@ -592,7 +617,7 @@ impl Engine {
                 dir,
                 &MaterializeOptions {
                     durable: false,
-                    snapshot: self.snapshot_options(&manifest),
+                    snapshot: self.snapshot_options(&manifest)?,
                     modes_from: Some(self.workspace.root().to_path_buf()),
                 },
             )?;
@@ -730,12 +755,14 @@ impl Engine {
                         .map(|(p, _)| p),
                 )?;
                 let (snap, exec, pending) = self.apply_changes(&current, outcome.changes)?;
-                let left_out = crate::membership::left_out(&snap, &manifest.exclude, |f| {
-                    match pending.get(&f.blob) {
-                        Some(data) => Ok(data.clone()),
-                        None => self.store.read_object(&f.blob),
-                    }
-                })?;
+                let tracked = self.tracked()?;
+                let left_out =
+                    crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
+                        match pending.get(&f.blob) {
+                            Some(data) => Ok(data.clone()),
+                            None => self.store.read_object(&f.blob),
+                        }
+                    })?;
                 if !left_out.is_empty() {
                     let list: Vec<String> = left_out
                         .iter()
@@ -755,7 +782,7 @@ impl Engine {
             PatchInput::Dir(dir) => {
                 let (out, _) = self
                     .store
-                    .snapshot_into(dir, &self.snapshot_options(&manifest))?;
+                    .snapshot_into(dir, &self.snapshot_options(&manifest)?)?;
                 let new_tree =
                     Tree::from_parts(&self.store, out.snapshot.clone(), out.executable.clone());
                 let list = changes(&current, &new_tree);
@@ -1015,7 +1042,7 @@ impl Engine {
         };
         let mut mopts = MaterializeOptions {
             durable: false,
-            snapshot: self.snapshot_options(&manifest),
+            snapshot: self.snapshot_options(&manifest)?,
             modes_from: Some(self.workspace.root().to_path_buf()),
         };
         mopts.snapshot.exclude.push(format!("/{WORKDIR_MARKER}"));

@@ -34,6 +34,7 @@ pub mod session;
 pub mod snapshot;
 pub mod statcache;
 pub mod store;
+pub mod tracked;
 pub mod workspace;
 
 pub use diff::Tree;

@@ -13,7 +13,13 @@
 //!   and the user's global gitignore are **not** read, so a tree hashes the same on every
 //!   machine. Hidden files are kept;
 //! - except paths matching one of [`SnapshotOptions::exclude`] (gitignore glob syntax; the
-//!   manifest's `exclude`).
+//!   manifest's `exclude`);
+//! - but a file git tracks ([`SnapshotOptions::tracked`], read from the git index by
+//!   [`crate::tracked::TrackedFiles::discover`]) is a member although `.gitignore` matches it
+//!   or one of its directories, when it is a regular file on disk below real directories (no
+//!   symbolic link on the way) — git applies ignore rules only to untracked files.
+//!   `.genesisignore`, `exclude`, `.git` and the store still leave it out. Outside a git work
+//!   tree the set is empty and nothing changes.
 //!
 //! Symbolic links are never followed; they, FIFOs, sockets and devices are left out and
 //! reported as [`Skipped`]. A file name that is not valid UTF-8 fails the snapshot
@@ -26,14 +32,16 @@
 //! comes back beside the snapshot in [`SnapshotOutcome::executable`], and two trees that differ
 //! only in executable bits have the same identity.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::hash::{Digest, snapshot_identity};
 use crate::path::{PathError, WorkspacePath};
+use crate::tracked::{TrackedError, TrackedFiles};
 
 /// The `schema` value of a snapshot document.
 pub const SNAPSHOT_SCHEMA: &str = "genesis/workspace-snapshot-v0.1";
@@ -280,6 +288,11 @@ pub struct SnapshotOptions {
     /// The stat cache file: files whose `lstat` fields match their cached entry are not read
     /// again (see [`crate::statcache`]). Default: `None` (every file is read).
     pub stat_cache: Option<PathBuf>,
+    /// Files git tracks, relative to the snapshotted root: members although `.gitignore`
+    /// matches them (see the module docs). Default: none (the rules of a tree without git).
+    /// The engine reads the workspace's index once per command and passes the same set to
+    /// [`crate::membership::left_out`].
+    pub tracked: Arc<TrackedFiles>,
 }
 
 impl Default for SnapshotOptions {
@@ -290,6 +303,7 @@ impl Default for SnapshotOptions {
             max_files: MAX_FILES,
             max_file_bytes: MAX_FILE_BYTES,
             stat_cache: None,
+            tracked: Arc::new(TrackedFiles::none()),
         }
     }
 }
@@ -487,6 +501,9 @@ pub enum SnapshotError {
     /// A file changed (type or size) while it was read.
     #[error("{}: changed while it was being read; snapshot again", .0.display())]
     Changed(PathBuf),
+    /// The git index (or the `.git` file naming it) of the tree's work tree cannot be read.
+    #[error(transparent)]
+    Tracked(#[from] TrackedError),
 }
 
 /// Finds the member files of the tree at `root` (see the module docs for the rules).
@@ -506,6 +523,7 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         s.strip_prefix(&r).ok().map(Path::to_path_buf)
     });
 
+    let store_rel_tracked = store_rel.clone();
     let mut builder = ignore::WalkBuilder::new(root);
     builder
         .standard_filters(false)
@@ -616,7 +634,140 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    if !opts.tracked.is_empty() {
+        add_tracked(root, opts, store_rel_tracked.as_deref(), &mut out)?;
+    }
     Ok(out)
+}
+
+/// Adds the tracked files the walk left out because `.gitignore` matched them (or a directory
+/// above them), unless Genesis's own rules leave them out: `exclude`, the `.genesisignore`
+/// files of their directories (read from disk, as the walk reads them), `.git`, the store.
+/// Each must be a regular file under real directories. Cost: one binary search per tracked
+/// path, and `lstat`s only for tracked paths the walk did not find.
+fn add_tracked(
+    root: &Path,
+    opts: &SnapshotOptions,
+    store_rel: Option<&Path>,
+    out: &mut ScanOutcome,
+) -> Result<(), SnapshotError> {
+    let mut rules = crate::membership::Rules::new(&opts.exclude);
+    load_genesisignore(root, "", &mut rules)?;
+    // Directory → whether files below it can be members: a real directory (not a link) that
+    // Genesis's rules do not leave out, and whose parent is usable too. Its .genesisignore is
+    // loaded when it is. Each directory is decided once, so a big excluded tree costs one
+    // lookup per tracked file in it.
+    let mut usable: HashMap<&str, bool> = HashMap::new();
+    let mut added = Vec::new();
+    // Both lists are sorted by path bytes: walk them side by side.
+    let mut next = 0;
+    for t in opts.tracked.iter() {
+        while next < out.files.len() && out.files[next].path.as_str() < t {
+            next += 1;
+        }
+        if out.files.get(next).is_some_and(|f| f.path.as_str() == t) {
+            continue;
+        }
+        let mut below_usable_dirs = true;
+        for (i, _) in t.match_indices('/') {
+            let d = &t[..i];
+            let ok = match usable.get(d) {
+                Some(ok) => *ok,
+                None => {
+                    let comps: Vec<&str> = d.split('/').collect();
+                    let name = comps[comps.len() - 1];
+                    let ok = name != ".git"
+                        && !(comps.len() == 1 && name == STORE_DIR_NAME)
+                        && !store_rel
+                            .is_some_and(|s| !s.as_os_str().is_empty() && s == Path::new(d))
+                        && std::fs::symlink_metadata(root.join(d)).is_ok_and(|m| m.is_dir())
+                        && rules
+                            .decide(&comps[..comps.len() - 1], d, true, true)
+                            .is_none();
+                    if ok {
+                        load_genesisignore(root, d, &mut rules)?;
+                    }
+                    usable.insert(d, ok);
+                    ok
+                }
+            };
+            if !ok {
+                below_usable_dirs = false;
+                break;
+            }
+        }
+        if !below_usable_dirs {
+            continue;
+        }
+        let comps: Vec<&str> = t.split('/').collect();
+        let name = comps[comps.len() - 1];
+        if name == ".git"
+            || (comps.len() == 1 && name == STORE_DIR_NAME)
+            || rules
+                .decide(&comps[..comps.len() - 1], t, false, true)
+                .is_some()
+        {
+            continue;
+        }
+        let Ok(path) = WorkspacePath::new(t) else {
+            continue;
+        };
+        let fs_path = root.join(t);
+        let Ok(md) = std::fs::symlink_metadata(&fs_path) else {
+            continue;
+        };
+        if !md.is_file() {
+            continue;
+        }
+        if md.len() > opts.max_file_bytes {
+            return Err(SnapshotError::FileTooLarge {
+                path,
+                bytes: md.len(),
+                limit: opts.max_file_bytes,
+            });
+        }
+        added.push(ScannedFile {
+            path,
+            fs_path,
+            bytes: md.len(),
+            executable: is_executable(&md),
+            stat: StatKey::of(&md),
+        });
+    }
+    if added.is_empty() {
+        return Ok(());
+    }
+    out.files.extend(added);
+    if out.files.len() > opts.max_files {
+        return Err(SnapshotError::TooManyFiles {
+            count: out.files.len(),
+            limit: opts.max_files,
+        });
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(())
+}
+
+/// Adds `root/dir/.genesisignore` to `rules` if it exists; refuses one that is a link, as the
+/// walk does.
+fn load_genesisignore(
+    root: &Path,
+    dir: &str,
+    rules: &mut crate::membership::Rules,
+) -> Result<(), SnapshotError> {
+    let file = root.join(dir).join(".genesisignore");
+    match std::fs::symlink_metadata(&file) {
+        Ok(md) if md.file_type().is_symlink() => Err(SnapshotError::IgnoreFileIsLink(file)),
+        Ok(md) if md.is_file() => {
+            let bytes = std::fs::read(&file).map_err(|source| SnapshotError::Read {
+                path: file.clone(),
+                source,
+            })?;
+            rules.add_ignore_file(dir, ".genesisignore", &bytes);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Snapshots the tree at `root`: [`scan`], then hash every file in parallel, streaming.

@@ -5,6 +5,18 @@ use std::path::{Path, PathBuf};
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
 use crate::snapshot::{STORE_DIR_NAME, SnapshotOptions};
 use crate::store::{Store, StoreError};
+use crate::tracked::{TrackedError, TrackedFiles};
+
+/// Why [`Workspace::snapshot_options_for`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OptionsError {
+    /// `dir/genesis.json` exists but is invalid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// The git index of the work tree holding `dir` cannot be read.
+    #[error(transparent)]
+    Tracked(#[from] TrackedError),
+}
 
 /// A workspace root with the location of its store.
 #[derive(Debug, Clone)]
@@ -65,13 +77,16 @@ impl Workspace {
     }
 
     /// Snapshot options for a tree at `dir`: the manifest's `exclude` globs when `dir` holds a
-    /// `genesis.json`, and the store directory left out.
+    /// `genesis.json`, the store directory left out, and the files git tracks in the work tree
+    /// holding `dir` ([`TrackedFiles::discover`]; none outside git).
     ///
     /// # Errors
-    /// A [`ManifestError`] if `dir/genesis.json` exists but is invalid.
-    pub fn snapshot_options_for(&self, dir: &Path) -> Result<SnapshotOptions, ManifestError> {
+    /// [`OptionsError::Manifest`] if `dir/genesis.json` exists but is invalid;
+    /// [`OptionsError::Tracked`] if `dir` is in a git work tree whose index cannot be read.
+    pub fn snapshot_options_for(&self, dir: &Path) -> Result<SnapshotOptions, OptionsError> {
         let mut opts = SnapshotOptions {
             store_dir: Some(self.store_dir.clone()),
+            tracked: std::sync::Arc::new(TrackedFiles::discover(dir)?),
             ..SnapshotOptions::default()
         };
         let manifest_path = dir.join(DEFAULT_MANIFEST);
@@ -86,7 +101,7 @@ impl Workspace {
                 }
             }
             Err(ManifestError::Missing(_)) => {}
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
         Ok(opts)
     }

@@ -50,9 +50,10 @@ impl CliError {
 impl From<SnapshotError> for CliError {
     fn from(e: SnapshotError) -> Self {
         let code = match e {
-            SnapshotError::Walk { .. } | SnapshotError::Read { .. } | SnapshotError::Changed(_) => {
-                4
-            }
+            SnapshotError::Walk { .. }
+            | SnapshotError::Read { .. }
+            | SnapshotError::Changed(_)
+            | SnapshotError::Tracked(_) => 4,
             _ => 2,
         };
         CliError {
@@ -76,6 +77,15 @@ impl From<StoreError> for CliError {
         CliError {
             code,
             message: e.to_string(),
+        }
+    }
+}
+
+impl From<genesis::workspace::OptionsError> for CliError {
+    fn from(e: genesis::workspace::OptionsError) -> Self {
+        match e {
+            genesis::workspace::OptionsError::Manifest(m) => m.into(),
+            genesis::workspace::OptionsError::Tracked(t) => SnapshotError::from(t).into(),
         }
     }
 }

@@ -1,0 +1,248 @@
+//! Files git tracks: the paths of a git index that ignore rules must not leave out.
+//!
+//! Git applies `.gitignore` only to *untracked* files: a file that is in the index (for example
+//! a `Cargo.lock` committed with `git add -f` while `.gitignore` lists `/Cargo.lock`) is part
+//! of the project. Genesis follows that rule in a git work tree: every path of
+//! [`TrackedFiles`] is exempt from `.gitignore` — in a fresh snapshot from disk
+//! ([`crate::snapshot::scan`]) and in the store-side check of a patched snapshot
+//! ([`crate::membership::left_out`]), which both take the same set. Genesis's own rules (the
+//! manifest's `exclude`, `.genesisignore`) still apply to tracked files.
+//!
+//! **Which index** ([`TrackedFiles::discover`]): starting at the tree's root (symbolic links
+//! resolved) and going up, the first directory that holds a `.git` entry is the top of the
+//! work tree, as git finds it; the search does not cross into another file system (git's
+//! default). `.git` is either the git directory, or a file `gitdir: PATH` (worktrees,
+//! submodules; `PATH` relative to the file's directory). `GIT_DIR`, `GIT_WORK_TREE` and
+//! `core.worktree` are not read. The index is `<git dir>/index`, read with gitoxide's
+//! `gix-index` (SHA-1 or SHA-256 object format, split indexes resolved, checksum verified).
+//!
+//! **Which entries**: regular and executable files (modes 100644, 100755), at any stage (an
+//! unmerged path is tracked too), including skip-worktree and intent-to-add entries; a
+//! skip-worktree file that is absent from disk is simply not found on disk. Symbolic links
+//! (120000), gitlinks (160000) and sparse-directory entries are not in the set: they stay as
+//! they are without git. Paths are relative to the top of the work tree; when the tree being
+//! snapshotted is a subdirectory of the work tree, entries outside it are dropped and the
+//! subdirectory's prefix is stripped. Entries whose path is not UTF-8 are left out of the set.
+//! Indexes of nested repositories (submodules inside the tree) are not read.
+//!
+//! **No index** (no `.git` above the root, or a git directory without an `index` file, as in
+//! a fresh `git init`): no tracked files, the rules are those of a tree without git. An index
+//! that exists but cannot be read or decoded, or a `.git` file that does not name an existing
+//! directory, is an error ([`TrackedError`]): membership cannot be decided, and guessing would
+//! silently change snapshot identities.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Why the tracked files of a git work tree could not be read. Each names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum TrackedError {
+    /// A `.git` file that is not `gitdir: PATH`, or whose `PATH` is not a directory.
+    #[error(
+        "{}: not a usable .git file ({reason}); git would refuse this work tree too — fix or remove it",
+        .path.display()
+    )]
+    BadGitFile {
+        /// The `.git` file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The index exists but cannot be read or decoded.
+    #[error(
+        "{}: git index cannot be read ({message}); membership of tracked files cannot be decided. `git status` reports the same; rebuild the index with `rm {path} && git reset`",
+        .path.display(),
+        path = .path.display()
+    )]
+    Index {
+        /// The index file.
+        path: PathBuf,
+        /// gitoxide's message (for both object formats tried).
+        message: String,
+    },
+}
+
+/// Workspace paths of the regular and executable files in a git index (see the module docs).
+///
+/// Shape: a sorted set of `/`-separated paths relative to the snapshotted root, each as git
+/// stores it (UTF-8 only). Empty when there is no index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrackedFiles {
+    paths: BTreeSet<String>,
+    index: Option<PathBuf>,
+}
+
+impl TrackedFiles {
+    /// No tracked files (a tree without git).
+    pub fn none() -> TrackedFiles {
+        TrackedFiles::default()
+    }
+
+    /// A set made of the given paths (for tests and callers that know the set).
+    pub fn from_paths<I, S>(paths: I) -> TrackedFiles
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        TrackedFiles {
+            paths: paths.into_iter().map(Into::into).collect(),
+            index: None,
+        }
+    }
+
+    /// The tracked files of the git work tree holding `root`, relative to `root`.
+    ///
+    /// # Errors
+    /// [`TrackedError::BadGitFile`] for a `.git` file that names no directory;
+    /// [`TrackedError::Index`] for an index that exists but cannot be read or decoded.
+    pub fn discover(root: &Path) -> Result<TrackedFiles, TrackedError> {
+        let Some((top, git_dir)) = find_git_dir(root)? else {
+            return Ok(TrackedFiles::none());
+        };
+        let Ok(real_root) = std::fs::canonicalize(root) else {
+            return Ok(TrackedFiles::none());
+        };
+        let prefix = real_root.strip_prefix(&top).unwrap_or(Path::new(""));
+        TrackedFiles::from_index(&git_dir.join("index"), prefix)
+    }
+
+    /// The tracked files of the index file at `index`, for the tree at `prefix` (relative to
+    /// the top of the work tree; empty for the top itself). A missing index gives no files.
+    ///
+    /// # Errors
+    /// [`TrackedError::Index`] if the file exists but cannot be read or decoded.
+    pub fn from_index(index: &Path, prefix: &Path) -> Result<TrackedFiles, TrackedError> {
+        use std::os::unix::ffi::OsStrExt;
+        match std::fs::metadata(index) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(TrackedFiles::none());
+            }
+            Err(e) => {
+                return Err(TrackedError::Index {
+                    path: index.into(),
+                    message: e.to_string(),
+                });
+            }
+            Ok(_) => {}
+        }
+        let file = read_index(index)?;
+        let mut prefix_bytes: Vec<u8> = Vec::new();
+        for c in prefix.components() {
+            prefix_bytes.extend_from_slice(c.as_os_str().as_bytes());
+            prefix_bytes.push(b'/');
+        }
+        use gix_index::entry::Mode;
+        let mut paths = BTreeSet::new();
+        for entry in file.entries() {
+            if entry.mode != Mode::FILE && entry.mode != Mode::FILE_EXECUTABLE {
+                continue;
+            }
+            let path: &[u8] = entry.path(&file);
+            let Some(rest) = path.strip_prefix(prefix_bytes.as_slice()) else {
+                continue;
+            };
+            if let Ok(s) = std::str::from_utf8(rest) {
+                paths.insert(s.to_owned());
+            }
+        }
+        Ok(TrackedFiles {
+            paths,
+            index: Some(index.to_path_buf()),
+        })
+    }
+
+    /// Whether git tracks `path` (relative to the snapshotted root).
+    pub fn contains(&self, path: &str) -> bool {
+        self.paths.contains(path)
+    }
+
+    /// The tracked paths, sorted by UTF-8 bytes.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.paths.iter().map(String::as_str)
+    }
+
+    /// How many paths.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The index file read, if there was one.
+    pub fn index_path(&self) -> Option<&Path> {
+        self.index.as_deref()
+    }
+}
+
+/// Reads the index, trying SHA-1 and then SHA-256 (the checksum tells them apart).
+fn read_index(index: &Path) -> Result<gix_index::File, TrackedError> {
+    let opts = gix_index::decode::Options::default();
+    let kinds = [gix_index::hash::Kind::Sha1, gix_index::hash::Kind::Sha256];
+    let mut messages = Vec::new();
+    for kind in kinds {
+        match gix_index::File::at(index, kind, false, opts) {
+            Ok(f) => return Ok(f),
+            Err(e) => messages.push(format!("as {kind}: {e}")),
+        }
+    }
+    Err(TrackedError::Index {
+        path: index.into(),
+        message: messages.join("; "),
+    })
+}
+
+/// The top of the work tree holding `root` and its git directory, found as git does (see
+/// the module docs), or `None` outside a git work tree.
+fn find_git_dir(root: &Path) -> Result<Option<(PathBuf, PathBuf)>, TrackedError> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(start) = std::fs::canonicalize(root) else {
+        return Ok(None);
+    };
+    let Ok(start_md) = std::fs::metadata(&start) else {
+        return Ok(None);
+    };
+    let mut dir: &Path = &start;
+    loop {
+        let dot_git = dir.join(".git");
+        if let Ok(md) = std::fs::metadata(&dot_git) {
+            if md.is_dir() {
+                if dot_git.join("HEAD").exists() {
+                    return Ok(Some((dir.to_path_buf(), dot_git)));
+                }
+            } else if md.is_file() {
+                return Ok(Some((dir.to_path_buf(), read_git_file(&dot_git, dir)?)));
+            }
+        }
+        let Some(parent) = dir.parent() else {
+            return Ok(None);
+        };
+        match std::fs::metadata(parent) {
+            Ok(md) if md.dev() == start_md.dev() => dir = parent,
+            _ => return Ok(None),
+        }
+    }
+}
+
+/// The git directory a `.git` file names (`gitdir: PATH`, relative to `dir`).
+fn read_git_file(dot_git: &Path, dir: &Path) -> Result<PathBuf, TrackedError> {
+    let bad = |reason: String| TrackedError::BadGitFile {
+        path: dot_git.into(),
+        reason,
+    };
+    let text = std::fs::read(dot_git).map_err(|e| bad(e.to_string()))?;
+    let text = String::from_utf8(text).map_err(|_| bad("not UTF-8".into()))?;
+    let line = text.lines().next().unwrap_or("");
+    let target = line
+        .strip_prefix("gitdir:")
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| bad("expected a line `gitdir: PATH`".into()))?;
+    let path = dir.join(target);
+    if !path.is_dir() {
+        return Err(bad(format!("{} is not a directory", path.display())));
+    }
+    Ok(path)
+}
