@@ -137,6 +137,42 @@ fn on_disk(engine: &Engine, path: &Path, store: bool) -> Result<OnDisk, EngineEr
     Ok(OnDisk::File(blob, bytes, exec))
 }
 
+/// Removes `members` (files in the checkout `dir`), then every directory left empty, deepest
+/// first, the checkout itself included. Returns whether `dir` is still there (it holds files
+/// the snapshot rules leave out).
+fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, EngineError> {
+    for m in members {
+        crate::fault::point(&format!("unlink {}", m.display())).map_err(|source| {
+            EngineError::Io {
+                path: m.clone(),
+                source,
+            }
+        })?;
+        match std::fs::remove_file(m) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(EngineError::Io {
+                    path: m.clone(),
+                    source,
+                });
+            }
+        }
+    }
+    let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.into_path())
+        .collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for d in dirs {
+        let _ = std::fs::remove_dir(&d);
+    }
+    Ok(dir.exists())
+}
+
 /// The permission bits of the regular file at `path` (not followed through a link).
 fn file_mode(path: &Path) -> Option<u32> {
     std::fs::symlink_metadata(path)
@@ -226,12 +262,77 @@ impl Engine {
     /// journal errors.
     pub fn abort_with(&self, id: &str, opts: &AbortOptions) -> Result<AbortOutcome, EngineError> {
         let _lock = self.lock()?;
+        let (session, state) = session::load(self.store(), id)?;
+        if session.status == Status::Aborted && !state.in_place && !opts.dry_run {
+            // An abort interrupted while it removed the checkout's files: finish that.
+            if let Some(outcome) = self.finish_checkout_abort(&session, &state)? {
+                return Ok(outcome);
+            }
+        }
         let (session, state) = self.load_open(id)?;
         if state.in_place {
             self.abort_in_place(id, session, state, opts)
         } else {
             self.abort_checkout(session, state, opts)
         }
+    }
+
+    /// Removes what an interrupted checkout abort left: each file of the saved snapshot still
+    /// in the checkout directory with exactly its saved content, then the directories left
+    /// empty. `None` when there is nothing to finish (no checkout directory, or none of its
+    /// files is one the abort saved), so the caller reports the session as not open.
+    fn finish_checkout_abort(
+        &self,
+        session: &Session,
+        state: &SessionState,
+    ) -> Result<Option<AbortOutcome>, EngineError> {
+        let (Some(dir), Some(saved)) = (state.checkout.clone(), state.saved.as_ref()) else {
+            return Ok(None);
+        };
+        let Some(identity) = saved.snapshot else {
+            return Ok(None);
+        };
+        let real = std::fs::symlink_metadata(&dir)
+            .is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink());
+        if !real
+            || self
+                .open_session_with_checkout(session.session.as_str(), &dir)?
+                .is_some()
+        {
+            return Ok(None);
+        }
+        let (snapshot, _) = self.store().read_snapshot(&identity)?;
+        let mut members = Vec::new();
+        let mut steps = Vec::new();
+        for f in snapshot.files() {
+            let target = f.path.to_fs_path(&dir);
+            if crate::apply::blocked_parent(&dir, &f.path, &BTreeSet::new()).is_some() {
+                continue;
+            }
+            if let OnDisk::File(b, _, x) = on_disk(self, &target, false)?
+                && b == f.blob
+                && x == saved.executable.contains(&f.path)
+            {
+                steps.push(AbortStep {
+                    path: f.path.clone(),
+                    action: AbortAction::Delete,
+                    saved: false,
+                });
+                members.push(target);
+            }
+        }
+        if members.is_empty() {
+            return Ok(None);
+        }
+        let kept = remove_checkout_files(&dir, &members)?;
+        Ok(Some(AbortOutcome {
+            session: session.clone(),
+            steps,
+            saved: Vec::new(),
+            checkout: Some(dir),
+            checkout_kept: kept,
+            written: true,
+        }))
     }
 
     fn snapshot_for_abort(
@@ -524,37 +625,7 @@ impl Engine {
         session::save(self.store(), &session, &state)?;
         let mut kept = false;
         if let Some(dir) = &dir {
-            for m in &members {
-                crate::fault::point(&format!("unlink {}", m.display())).map_err(|source| {
-                    EngineError::Io {
-                        path: m.clone(),
-                        source,
-                    }
-                })?;
-                match std::fs::remove_file(m) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(source) => {
-                        return Err(EngineError::Io {
-                            path: m.clone(),
-                            source,
-                        });
-                    }
-                }
-            }
-            // Directories left empty go, deepest first; the checkout itself if empty.
-            let mut dirs: Vec<PathBuf> = walkdir::WalkDir::new(dir)
-                .follow_links(false)
-                .into_iter()
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_dir())
-                .map(|e| e.into_path())
-                .collect();
-            dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-            for d in dirs {
-                let _ = std::fs::remove_dir(&d);
-            }
-            kept = dir.exists();
+            kept = remove_checkout_files(dir, &members)?;
         }
         Ok(AbortOutcome {
             session,

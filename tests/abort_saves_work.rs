@@ -704,3 +704,73 @@ fn restore_gives_back_the_saved_permission_bits() {
     ));
     assert_eq!(std::fs::read(to.join("key.pem")).unwrap(), b"secret\n");
 }
+
+#[test]
+fn an_interrupted_checkout_abort_is_finished_by_aborting_again() {
+    let t = ws(&[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
+    let root = t.path();
+    let other = tempfile::tempdir().unwrap();
+    let co = other.path().join("co");
+    ok(&run_in(
+        root,
+        &["open", "--session", "c", "--checkout", co.to_str().unwrap()],
+    ));
+    std::fs::write(co.join("a.txt"), b"edited\n").unwrap();
+    // A first pair only counts the steps (the fault is never reached) and checks restore.
+    let o = common::genesis()
+        .current_dir(root)
+        .args(["abort", "c"])
+        .env("GENESIS_FAULT_TRACE", other.path().join("trace"))
+        .env("GENESIS_FAULT", "1000000:eio")
+        .output()
+        .unwrap();
+    ok(&o);
+    let o = run_in(root, &["restore", "c"]);
+    ok(&o);
+    let text = std::fs::read_to_string(other.path().join("trace")).unwrap();
+    let unlinks: Vec<usize> = text
+        .lines()
+        .filter_map(|l| {
+            let (n, name) = l.split_once(' ')?;
+            name.starts_with("unlink ")
+                .then(|| name.contains("/co/"))
+                .filter(|x| *x)
+                .map(|_| n.parse().unwrap())
+        })
+        .collect();
+    assert!(unlinks.len() >= 3, "{text}");
+    // EIO at the second unlink of the checkout's files, on a fresh pair: the session is
+    // aborted, with the saved list, and some files are still in the checkout.
+    let t2 = ws(&[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
+    let root2 = t2.path();
+    let co2 = other.path().join("co2");
+    ok(&run_in(
+        root2,
+        &[
+            "open",
+            "--session",
+            "c",
+            "--checkout",
+            co2.to_str().unwrap(),
+        ],
+    ));
+    std::fs::write(co2.join("a.txt"), b"edited\n").unwrap();
+    let o = common::genesis()
+        .current_dir(root2)
+        .args(["abort", "c"])
+        .env("GENESIS_FAULT", format!("{}:eio", unlinks[1]))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(status_of(root2, "c"), "aborted");
+    assert!(co2.exists());
+    let o = run_in(root2, &["abort", "c"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!co2.exists(), "the second abort finished the cleanup");
+    // A third abort has nothing left to do: the session is not open.
+    let o = run_in(root2, &["abort", "c"]);
+    assert_eq!(o.status.code(), Some(3));
+    ok(&run_in(root2, &["restore", "c"]));
+    assert_eq!(std::fs::read(co2.join("a.txt")).unwrap(), b"edited\n");
+    assert_eq!(std::fs::read(co2.join("d/b.txt")).unwrap(), b"b\n");
+}
