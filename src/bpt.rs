@@ -809,6 +809,7 @@ impl Emitter {
             BptError::Engine(
                 EngineError::Patch(_)
                 | EngineError::PathLimit(_)
+                | EngineError::VerifyPathLimit { .. }
                 | EngineError::Invalid(_)
                 | EngineError::Unsafe { .. },
             ) => codes::BAD_INPUT,

@@ -115,6 +115,16 @@ pub enum EngineError {
     /// PATH_MAX); nothing was recorded.
     #[error("patch refused, nothing recorded: {0}")]
     PathLimit(#[from] crate::path::FsLimitError),
+    /// A path of the snapshot to verify could not be written under the verify directory on
+    /// this system (NAME_MAX, PATH_MAX): `$TMPDIR` (or the `--workdir`) is longer now than at
+    /// patch time, or the path was in the base. Nothing was written or run.
+    #[error(
+        "verify refused, nothing run: {source}; set TMPDIR to a shorter directory, pass a shorter --workdir, or leave the path out of the workspace"
+    )]
+    VerifyPathLimit {
+        /// The limit broken, naming the path and the directory.
+        source: crate::path::FsLimitError,
+    },
     /// Bad input that is not a patch error (a bad argument, a result over the v0.1 limits).
     #[error("{0}")]
     Invalid(String),
@@ -340,6 +350,29 @@ type Pending = BTreeMap<Digest, Vec<u8>>;
 pub const WORKDIR_MARKER: &str = ".genesis-workdir";
 
 /// `p` made absolute, with its deepest existing ancestor canonicalised (links resolved).
+/// The place verify writes a snapshot into, for [`crate::path::check_fs_limits`]: the default
+/// scratch directory `<tmp>/genesis-verify-<session>-XXXXXX` (`scratch`: `dir` is the temporary
+/// directory it is made in) or the `--workdir` `dir` itself; each file is first written as
+/// `.genesis-tmp-XXXXXX` beside its final name (see `materialize`).
+fn verify_place(dir: &Path, id: &str, scratch: bool) -> crate::path::FsPlace {
+    let temp_name_len = ".genesis-tmp-XXXXXX".len();
+    if scratch {
+        let dir = absolute(dir).join(format!("genesis-verify-{id}-XXXXXX"));
+        crate::path::FsPlace {
+            what: format!("the default verify scratch directory {}", dir.display()),
+            dir_len: dir.as_os_str().len(),
+            temp_name_len,
+        }
+    } else {
+        let dir = absolute(dir);
+        crate::path::FsPlace {
+            what: format!("the verify workdir {}", dir.display()),
+            dir_len: dir.as_os_str().len(),
+            temp_name_len,
+        }
+    }
+}
+
 fn absolute(p: &Path) -> PathBuf {
     let p = if p.is_absolute() {
         p.to_path_buf()
@@ -746,15 +779,14 @@ impl Engine {
                         });
                     }
                 }
-                self.check_fs_limits(
-                    id,
-                    outcome
-                        .changes
-                        .iter()
-                        .filter(|(_, c)| matches!(c, FileChange::Write { .. }))
-                        .map(|(p, _)| p),
-                )?;
+                let written: Vec<WorkspacePath> = outcome
+                    .changes
+                    .iter()
+                    .filter(|(_, c)| matches!(c, FileChange::Write { .. }))
+                    .map(|(p, _)| p.clone())
+                    .collect();
                 let (snap, exec, pending) = self.apply_changes(&current, outcome.changes)?;
+                self.check_fs_limits(id, written.iter(), &snap)?;
                 let tracked = self.tracked()?;
                 let left_out =
                     crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
@@ -807,7 +839,11 @@ impl Engine {
                         });
                     }
                 }
-                self.check_fs_limits(id, list.iter().filter(|c| c.new.is_some()).map(|c| &c.path))?;
+                self.check_fs_limits(
+                    id,
+                    list.iter().filter(|c| c.new.is_some()).map(|c| &c.path),
+                    &out.snapshot,
+                )?;
                 let mut text = Vec::new();
                 write_git_diff(
                     &current,
@@ -882,40 +918,38 @@ impl Engine {
         Ok(outcome)
     }
 
-    /// Refuses (exit 2) a path a patch writes that this system could not verify or apply: a
-    /// component over [`crate::path::NAME_MAX`], or, joined to the workspace root (with apply's
-    /// staging name `.genesis-tmp-<session>-<n>` in place of its file name) or to the default
-    /// verify scratch directory (`$TMPDIR/genesis-verify-<session>-XXXXXX`, with the
-    /// materialiser's `.genesis-tmp-XXXXXX`), a path over [`crate::path::PATH_MAX`]. The
-    /// lengths are those of this machine at patch time.
+    /// Refuses (exit 2) a patch whose result this system could not verify or apply: a path it
+    /// writes with a component over [`crate::path::NAME_MAX`], or that, joined to the workspace
+    /// root (with apply's staging name `.genesis-tmp-<session>-<n>` in place of its file name),
+    /// is over [`crate::path::PATH_MAX`]; or **any** path of the result tree (`result`, also
+    /// the files the patch did not touch, since verify writes them all) that the default verify
+    /// scratch directory (`$TMPDIR/genesis-verify-<session>-XXXXXX`, with the materialiser's
+    /// `.genesis-tmp-XXXXXX`) would push over those limits. Only paths longer than the shortest
+    /// possible failure are examined (one length comparison a file). The lengths are those of
+    /// this machine at patch time.
     fn check_fs_limits<'p>(
         &self,
         id: &str,
-        paths: impl Iterator<Item = &'p WorkspacePath>,
+        written: impl Iterator<Item = &'p WorkspacePath>,
+        result: &Snapshot,
     ) -> Result<(), EngineError> {
         use crate::path::FsPlace;
         let root = absolute(self.workspace.root());
-        let tmp = std::env::temp_dir();
         // Journal ops are numbered below 2 × 4096 (base plus current files): 4 digits; 5 kept.
         let staging = ".genesis-tmp-".len() + id.len() + 1 + 5;
-        let scratch_name = format!("genesis-verify-{id}-XXXXXX");
         let places = [
             FsPlace {
                 what: format!("the workspace {}", root.display()),
                 dir_len: root.as_os_str().len(),
                 temp_name_len: staging,
             },
-            FsPlace {
-                what: format!(
-                    "the default verify scratch directory {}",
-                    tmp.join(&scratch_name).display()
-                ),
-                dir_len: tmp.as_os_str().len() + 1 + scratch_name.len(),
-                temp_name_len: ".genesis-tmp-XXXXXX".len(),
-            },
+            verify_place(&std::env::temp_dir(), id, true),
         ];
-        for p in paths {
+        for p in written {
             crate::path::check_fs_limits(p, &places)?;
+        }
+        for f in result.files() {
+            crate::path::check_fs_limits(&f.path, &places[1..])?;
         }
         Ok(())
     }
@@ -1026,6 +1060,17 @@ impl Engine {
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let static_results = static_checks(&manifest, self.workspace.root(), &base, &current);
+        // Every file of the snapshot is written under the directory: refuse before anything is
+        // made, naming the path and the limit, rather than fail half way with an I/O error (the
+        // limits at patch time used the TMPDIR of that moment).
+        let place = match &opts.workdir {
+            Some(d) => verify_place(d, id, false),
+            None => verify_place(&std::env::temp_dir(), id, true),
+        };
+        for f in current.snapshot.files() {
+            crate::path::check_fs_limits(&f.path, std::slice::from_ref(&place))
+                .map_err(|source| EngineError::VerifyPathLimit { source })?;
+        }
         let scratch;
         let workdir: PathBuf = match &opts.workdir {
             Some(d) => {

@@ -208,3 +208,124 @@ fn patch_from_a_directory_goes_through_the_same_limits() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("over PATH_MAX"), "{}", stderr(&o));
 }
+
+fn run_tmp(e: &Env, tmpdir: &Path, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    common::genesis()
+        .current_dir(&e.root)
+        .env("TMPDIR", tmpdir)
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .unwrap()
+}
+
+const EDIT_A: &[u8] =
+    b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+
+/// The message for `path` over PATH_MAX under `place` (whose directory is `dir_len` bytes).
+fn over_message(path: &str, place: &str, dir_len: usize) -> String {
+    let total = dir_len + 1 + path.len() + 1;
+    format!(
+        "path {} ({} bytes) cannot be written under {place}: that takes {total} bytes with the terminating NUL, over PATH_MAX, the system limit of 4096 bytes (the longest path this place allows is {} bytes)",
+        short(path),
+        path.len(),
+        path.len() - (total - PATH_MAX),
+    )
+}
+
+#[test]
+fn a_base_path_too_long_for_the_scratch_directory_refuses_every_patch_and_verify() {
+    // The workspace root is short, so a deep file fits there; a TMPDIR 41 bytes longer makes
+    // the verify scratch directory too long for it. Before the fix `patch` checked only the
+    // paths it touched, accepted an edit of a.txt, and `verify` then failed with exit 4.
+    let e = env(1);
+    let long_tmp = e.tmpdir.join("x".repeat(40));
+    std::fs::create_dir_all(&long_tmp).unwrap();
+    let scratch = long_tmp.join("genesis-verify-s-XXXXXX");
+    let path = deep(
+        PATH_MAX - len(&scratch) - 2 + 1,
+        "file-with-a-long-name.txt",
+    );
+    write_tree(&e.root, &[(path.as_str(), b"deep\n")]);
+    ok(&run_tmp(&e, &long_tmp, &["open", "--session", "s"], b""));
+    let before = session_file(&e, "s");
+    let want = format!(
+        "genesis: error: patch refused, nothing recorded: {}\n",
+        over_message(
+            &path,
+            &format!("the default verify scratch directory {}", scratch.display()),
+            len(&scratch)
+        )
+    );
+    let o = run_tmp(&e, &long_tmp, &["patch", "s", "-"], EDIT_A);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o), want);
+    assert_eq!(session_file(&e, "s"), before);
+    // verify with no patch: the same clear error (exit 2), and no scratch directory made.
+    let o = run_tmp(&e, &long_tmp, &["verify", "s"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: verify refused, nothing run: {}; set TMPDIR to a shorter directory, pass a shorter --workdir, or leave the path out of the workspace\n",
+            over_message(
+                &path,
+                &format!("the default verify scratch directory {}", scratch.display()),
+                len(&scratch)
+            )
+        )
+    );
+    assert_eq!(std::fs::read_dir(&long_tmp).unwrap().count(), 0);
+    assert_eq!(session_file(&e, "s"), before);
+    // With the shorter TMPDIR the same edit is accepted, verifies and applies.
+    ok(&run(&e, &["patch", "s", "-"], EDIT_A));
+    ok(&run(&e, &["verify", "s"], b""));
+    ok(&run(&e, &["apply", "s"], b""));
+    assert_eq!(std::fs::read(e.root.join("a.txt")).unwrap(), b"b\n");
+    assert_eq!(std::fs::read(e.root.join(&path)).unwrap(), b"deep\n");
+}
+
+#[test]
+fn verify_under_a_longer_tmpdir_or_workdir_names_the_path_and_limit() {
+    // Accepted at patch time under the short TMPDIR; at verify time TMPDIR (or --workdir) is
+    // longer: exit 2 naming the path and the limit, not an I/O error (exit 4).
+    let e = env(1);
+    ok(&run(&e, &["open", "--session", "s"], b""));
+    let path = deep(scratch_max(&e, "s"), "file-with-a-long-name.txt");
+    ok(&run(&e, &["patch", "s", "-"], &new_file(&path)));
+    let long_tmp = e.tmpdir.join("y".repeat(10));
+    std::fs::create_dir_all(&long_tmp).unwrap();
+    let scratch = long_tmp.join("genesis-verify-s-XXXXXX");
+    let o = run_tmp(&e, &long_tmp, &["verify", "s"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: verify refused, nothing run: {}; set TMPDIR to a shorter directory, pass a shorter --workdir, or leave the path out of the workspace\n",
+            over_message(
+                &path,
+                &format!("the default verify scratch directory {}", scratch.display()),
+                len(&scratch)
+            )
+        )
+    );
+    assert_eq!(std::fs::read_dir(&long_tmp).unwrap().count(), 0);
+    // The same for a --workdir that is too long; the directory is not created.
+    let wd = e.tmpdir.join("z".repeat(60));
+    let o = run(&e, &["verify", "s", "--workdir", wd.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: verify refused, nothing run: {}; set TMPDIR to a shorter directory, pass a shorter --workdir, or leave the path out of the workspace\n",
+            over_message(
+                &path,
+                &format!("the verify workdir {}", wd.display()),
+                len(&wd)
+            )
+        )
+    );
+    assert!(!wd.exists());
+    // Back under the TMPDIR of patch time it verifies.
+    ok(&run(&e, &["verify", "s"], b""));
+}

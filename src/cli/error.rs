@@ -142,6 +142,7 @@ impl From<EngineError> for CliError {
             EngineError::Snapshot(s) => return s.into(),
             EngineError::Patch(_)
             | EngineError::PathLimit(_)
+            | EngineError::VerifyPathLimit { .. }
             | EngineError::Invalid(_)
             | EngineError::Unsafe { .. } => 2,
             EngineError::NotOpen { .. }
