@@ -247,16 +247,19 @@ pub fn check_fs_limits(path: &WorkspacePath, places: &[FsPlace]) -> Result<(), F
 }
 
 /// The key under which two names collide on a case-insensitive, normalising file system
-/// (macOS APFS/HFS+, Windows NTFS): the name decomposed (NFD), lower-cased (Unicode simple
-/// lower case), then composed again (NFC). `README.md` and `readme.md` have one key, and so have
-/// `caf\u{e9}.txt` (composed) and `cafe\u{301}.txt` (decomposed).
+/// (macOS APFS/HFS+, Windows NTFS): Unicode *canonical caseless matching* (Unicode 16, section
+/// 3.13, D145: `NFD(toCasefold(NFD(name)))`), composed again (NFC) for a readable key. Case
+/// folding is Unicode's **full** folding (`CaseFolding.txt` statuses C and F, from the
+/// `caseless` crate), so `README.md` and `readme.md` have one key, and so have `ΟΔΟΣ.txt`,
+/// `οδος.txt` and `οδοσ.txt` (final sigma `ς`, `σ` and `Σ` all fold to `σ`), `straße` and
+/// `STRASSE` (`ß` folds to `ss`), and `caf\u{e9}.txt` (composed) and `cafe\u{301}.txt`
+/// (decomposed). Names that differ otherwise keep distinct keys. Full folding may flag a pair
+/// that one file system keeps apart (NTFS folds one code point at a time): a warning or a
+/// refused new name there is the safe side.
 pub fn fold_key(name: &str) -> String {
+    use caseless::Caseless;
     use unicode_normalization::UnicodeNormalization;
-    name.nfd()
-        .collect::<String>()
-        .to_lowercase()
-        .nfc()
-        .collect()
+    name.nfd().default_case_fold().nfd().nfc().collect()
 }
 
 impl fmt::Display for WorkspacePath {
@@ -356,6 +359,16 @@ mod tests {
         assert_eq!(fold_key("caf\u{e9}.txt"), fold_key("cafe\u{301}.txt"));
         assert_eq!(fold_key("CAF\u{c9}.txt"), fold_key("cafe\u{301}.txt"));
         assert_ne!(fold_key("readme.md"), fold_key("readme.rs"));
+        // Full folding: final sigma, capital sigma and sigma; sharp s and "ss".
+        assert_eq!(fold_key("ΟΔΟΣ.txt"), "οδοσ.txt");
+        assert_eq!(fold_key("οδος.txt"), "οδοσ.txt");
+        assert_eq!(fold_key("straße"), "strasse");
+        assert_eq!(fold_key("STRASSE"), "strasse");
+        assert_eq!(fold_key("\u{1e9e}"), "ss"); // capital sharp s
+        // Canonical equivalence survives folding: Å (U+212B ANGSTROM SIGN) and Å.
+        assert_eq!(fold_key("\u{212b}"), fold_key("a\u{30a}"));
+        assert_ne!(fold_key("strase"), fold_key("straße"));
+        assert_ne!(fold_key("σ"), fold_key("ο"));
     }
 
     #[test]
