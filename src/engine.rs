@@ -1434,12 +1434,19 @@ impl Engine {
     }
 
     /// Re-derives every `after_snapshot` from the stored patch texts, in order, each applied
-    /// to its recorded `before_snapshot`.
+    /// to its recorded `before_snapshot`. Every snapshot document the session names is read
+    /// and checked first, also when there is no patch.
     ///
     /// # Errors
-    /// Session and store errors; a patch that no longer applies is reported in its step.
+    /// Session and store errors (a stored snapshot document with a key twice is
+    /// [`StoreError::DuplicateKey`]); a patch that no longer applies is reported in its step.
     pub fn replay(&self, id: &str) -> Result<Vec<ReplayStep>, EngineError> {
         let (session, state) = session::load(&self.store, id)?;
+        // Every snapshot the session names is read (strictly), also with no patch to replay,
+        // so a stored document that was edited is reported, not trusted by its name.
+        for s in &state.snapshots {
+            self.store.read_snapshot(&s.identity)?;
+        }
         let manifest = self.manifest_of(&state, &session)?;
         let popts = patch_options(&manifest);
         let mut steps = Vec::new();

@@ -479,6 +479,11 @@ pub enum SnapshotError {
         /// The limit in bytes.
         limit: u64,
     },
+    /// The store could not keep the snapshot: a stored document of the same identity is
+    /// corrupt (for example a key twice, [`crate::store::StoreError::DuplicateKey`]), or a
+    /// write failed.
+    #[error(transparent)]
+    Store(Box<crate::store::StoreError>),
     /// Reading a file failed.
     #[error("{}: {source}", .path.display())]
     Read {

@@ -95,9 +95,10 @@ pub enum StoreError {
         source: SnapshotDocumentError,
     },
     /// A JSON file in the store (snapshot document, executable-bit sidecar, acceptance record,
-    /// session state, BPT task record) with a member name twice in one object: Genesis never
-    /// writes one, so it was edited; refused rather than read either way (see [`crate::json`]).
-    #[error("{}: {source}", .path.display())]
+    /// BPT task record) with a member name twice in one object: Genesis never writes one, so
+    /// it was edited; store corruption (exit 4), refused rather than read either way (see
+    /// [`crate::json`]).
+    #[error("{}: store corruption: {source}", .path.display())]
     DuplicateKey {
         /// The file.
         path: PathBuf,
@@ -353,10 +354,15 @@ impl Store {
     }
 
     /// Stores a snapshot document and its executable-bit sidecar. The blobs must already be
-    /// stored (see [`Store::snapshot_into`]).
+    /// stored (see [`Store::snapshot_into`]). A document already stored under that identity is
+    /// compared byte for byte with the one this snapshot prints and, when it differs, checked
+    /// as [`Store::read_snapshot`] checks it, so `open` and `snapshot` notice a stored
+    /// document that was edited (a key twice, for one) rather than trust its name.
     ///
     /// # Errors
-    /// [`StoreError::Io`] on file-system failure.
+    /// [`StoreError::Io`] on file-system failure; [`StoreError::DuplicateKey`],
+    /// [`StoreError::BadSnapshot`] or [`StoreError::Corrupt`] for a stored document that is
+    /// not valid.
     pub fn write_snapshot(
         &self,
         snapshot: &Snapshot,
@@ -373,12 +379,20 @@ impl Store {
         if current.as_deref() != Some(&exec_bytes[..]) {
             write_atomic(&dir, &exec_name, &exec_bytes)?;
         }
-        if !self.has_snapshot(&id) {
-            write_atomic(
-                &dir,
-                &format!("{id}.json"),
-                snapshot.to_json_pretty().as_bytes(),
-            )?;
+        let doc = snapshot.to_json_pretty();
+        match std::fs::read(self.snapshot_path(&id)) {
+            // The document already stored is the one this snapshot prints: nothing to do.
+            Ok(stored) if stored == doc.as_bytes() => {}
+            // Anything else is read as every stored document is, strictly (a key twice, an
+            // invalid document, an identity that is not its name are store corruption); a
+            // valid document of this identity laid out otherwise is kept.
+            Ok(_) => {
+                self.read_snapshot(&id)?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                write_atomic(&dir, &format!("{id}.json"), doc.as_bytes())?;
+            }
+            Err(e) => return Err(io_err(&self.snapshot_path(&id))(e)),
         }
         Ok(())
     }
@@ -506,7 +520,7 @@ impl Store {
             fsync_dir(&d).map_err(io)?;
         }
         self.write_snapshot(&outcome.snapshot, &outcome.executable)
-            .map_err(io)?;
+            .map_err(|e| SnapshotError::Store(Box::new(e)))?;
         Ok((outcome, added.load(std::sync::atomic::Ordering::Relaxed)))
     }
 

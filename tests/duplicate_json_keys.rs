@@ -1,5 +1,8 @@
 //! A JSON member name twice in one object is refused, in every document Genesis reads and by
-//! every command alike: exit 2, `FILE: duplicate key "KEY" at /json/pointer`, nothing written.
+//! every command alike: exit 2, `FILE: duplicate key "KEY" at /json/pointer`, nothing written;
+//! in a file of the store (snapshot documents and their sidecars, acceptance records, BPT task
+//! records), which only Genesis writes, it is store corruption: exit 4, `FILE: store
+//! corruption: duplicate key …`.
 //! (RFC 8259 leaves duplicate names open; `serde_json` would keep the last one, so a manifest
 //! with `"obligations"` twice, a failing obligation then `[]`, used to verify with no checks.)
 
@@ -59,9 +62,24 @@ fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 /// Runs `args` in `r` and asserts exit 2, exactly `message` on standard error, nothing on
 /// standard output, and no file changed.
 fn refused(r: &Path, args: &[&str], message: &str) {
+    refused_with(r, args, 2, message);
+}
+
+/// As [`refused`], for a file in the store: exit 4 (store corruption), `FILE: store
+/// corruption: duplicate key …`.
+fn corrupt(r: &Path, args: &[&str], file: &str, key_and_pointer: &str) {
+    refused_with(
+        r,
+        args,
+        4,
+        &format!("{file}: store corruption: duplicate key {key_and_pointer}"),
+    );
+}
+
+fn refused_with(r: &Path, args: &[&str], code: i32, message: &str) {
     let before = files(r);
     let o = run_in(r, args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
     assert_eq!(
         stderr(&o),
         format!("genesis: error: {message}\n"),
@@ -281,21 +299,21 @@ fn snapshot_documents_with_a_key_twice_are_refused() {
         "\"schema\": \"genesis/workspace-snapshot-v0.1\"",
         "\"schema\": \"x\", \"schema\": \"genesis/workspace-snapshot-v0.1\"",
     );
-    let m = format!("./.genesis/snapshots/{id}.json: duplicate key \"schema\" at /schema");
-    refused(r, &["diff", "s"], &m);
-    refused(r, &["verify", "s"], &m);
-    refused(r, &["diff", &id, "."], &m);
+    let f = format!("./.genesis/snapshots/{id}.json");
+    let k = "\"schema\" at /schema";
+    corrupt(r, &["diff", "s"], &f, k);
+    corrupt(r, &["verify", "s"], &f, k);
+    corrupt(r, &["diff", &id, "."], &f, k);
     std::fs::write(&stored, clean).unwrap();
     let exec = r.join(format!(".genesis/snapshots/{id}.exec.json"));
     let text = std::fs::read_to_string(&exec).unwrap();
     let bits = text.trim_start_matches('{');
     std::fs::write(&exec, format!("{{\"executable\": [\"a.txt\"],{bits}")).unwrap();
-    refused(
+    corrupt(
         r,
         &["verify", "s"],
-        &format!(
-            "./.genesis/snapshots/{id}.exec.json: duplicate key \"executable\" at /executable"
-        ),
+        &format!("./.genesis/snapshots/{id}.exec.json"),
+        "\"executable\" at /executable",
     );
 }
 
@@ -352,14 +370,11 @@ fn acceptance_record_with_a_key_twice_is_refused_by_apply() {
         format!("{{\"obligations_ok\":false,{}", &record[1..]).as_bytes(),
     );
     edit(&doc, &acceptance, &bad);
-    refused(
+    corrupt(
         r,
         &["apply", "s"],
-        &format!(
-            "./.genesis/objects/{}/{}: duplicate key \"obligations_ok\" at /obligations_ok",
-            &bad[..2],
-            &bad[2..]
-        ),
+        &format!("./.genesis/objects/{}/{}", &bad[..2], &bad[2..]),
+        "\"obligations_ok\" at /obligations_ok",
     );
     assert_eq!(std::fs::read(r.join("a.txt")).unwrap(), b"a\n");
 }
@@ -447,11 +462,11 @@ fn bpt_task_record_with_a_key_twice_is_refused() {
     .unwrap();
     let before = files(&top);
     let o = bpt("retry");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
         format!(
-            "genesis: error: ./{}: duplicate key \"localTaskId\" at /localTaskId\n",
+            "genesis: error: ./{}: store corruption: duplicate key \"localTaskId\" at /localTaskId\n",
             record.strip_prefix(&r).unwrap().display()
         )
     );
@@ -492,4 +507,48 @@ fn validate_refuses_each_kind_and_still_checks_the_others() {
         format!("{good}: valid genesis/agent-transaction-v0.1\n")
     );
     assert_eq!(files(r), before);
+}
+
+/// Issue 9 leftover: `open`, `snapshot` and `replay` with no patch used to trust a stored
+/// snapshot document by its name and never read it; now each reads it strictly.
+#[test]
+fn a_stored_snapshot_with_a_key_twice_is_noticed_by_open_snapshot_and_replay() {
+    let d = ws();
+    let r = d.path();
+    ok(&run_in(r, &["init"]));
+    ok(&run_in(r, &["open", "--session", "s"]));
+    let id = current_snapshot(r, "s");
+    let stored = r.join(format!(".genesis/snapshots/{id}.json"));
+    let clean = std::fs::read(&stored).unwrap();
+    ok(&run_in(r, &["replay", "s"]));
+    // The workspace is unchanged, so each command meets the stored document of its identity.
+    for (from, to, key) in [
+        (
+            "\"schema\": \"genesis/workspace-snapshot-v0.1\"",
+            "\"schema\": \"x\", \"schema\": \"genesis/workspace-snapshot-v0.1\"",
+            "\"schema\" at /schema",
+        ),
+        // Nested: the first file's path twice (a path outside the tree, then the real one).
+        (
+            "\"path\": \"a.txt\"",
+            "\"path\": \"../../etc/passwd\", \"path\": \"a.txt\"",
+            "\"path\" at /files/0/path",
+        ),
+    ] {
+        std::fs::write(&stored, &clean).unwrap();
+        edit(&stored, from, to);
+        let f = format!("./.genesis/snapshots/{id}.json");
+        corrupt(r, &["open", "--session", "t"], &f, key);
+        corrupt(r, &["snapshot", "--identity"], &f, key);
+        corrupt(r, &["snapshot"], &f, key);
+        corrupt(r, &["replay", "s"], &f, key);
+    }
+    // With the document restored, all of them work again; --no-store never reads the store.
+    std::fs::write(&stored, &clean).unwrap();
+    let o = run_in(r, &["snapshot", "--identity"]);
+    ok(&o);
+    assert_eq!(stdout(&o), format!("{id}\n"));
+    ok(&run_in(r, &["replay", "s"]));
+    ok(&run_in(r, &["open", "--session", "t"]));
+    assert_eq!(std::fs::read(&stored).unwrap(), clean);
 }

@@ -50,6 +50,7 @@ impl CliError {
 impl From<SnapshotError> for CliError {
     fn from(e: SnapshotError) -> Self {
         let code = match e {
+            SnapshotError::Store(s) => return (*s).into(),
             SnapshotError::Walk { .. }
             | SnapshotError::Read { .. }
             | SnapshotError::Changed(_)
@@ -69,8 +70,7 @@ impl From<StoreError> for CliError {
             StoreError::NotFound(_)
             | StoreError::NotAStore(_)
             | StoreError::NoSuchSnapshot { .. }
-            | StoreError::Ambiguous { .. }
-            | StoreError::DuplicateKey { .. } => 2,
+            | StoreError::Ambiguous { .. } => 2,
             StoreError::Locked { .. } => 3,
             _ => 4,
         };
