@@ -48,11 +48,11 @@ pub enum TrackedError {
         /// What is wrong with it.
         reason: String,
     },
-    /// The index exists but cannot be read or decoded.
+    /// The index exists but cannot be read or decoded by gitoxide's `gix-index` (as SHA-1 and
+    /// as SHA-256); the message is gitoxide's, for each format tried.
     #[error(
-        "{}: git index cannot be read ({message}); membership of tracked files cannot be decided. `git status` reports the same; rebuild the index with `rm {path} && git reset`",
-        .path.display(),
-        path = .path.display()
+        "{}: git index cannot be read: {message}; without it Genesis cannot tell which files git tracks, so it cannot decide which files are members",
+        .path.display()
     )]
     Index {
         /// The index file.
