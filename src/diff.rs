@@ -657,26 +657,40 @@ fn write_literal(out: &mut dyn Write, data: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes a `git diff --stat`-like summary: ` path | N ++--` per file and a total line.
+/// Writes a `git diff --stat`-like summary: ` path | N ++--` per file and a total line. Each
+/// path is printed as git prints it (core.quotePath, [`quote_path`]): a name with a space
+/// as is, one with `"`, `\`, a control character or a non-ASCII byte in `"…"` with C and octal
+/// escapes; the column is as wide as the longest printed name.
 ///
 /// # Errors
 /// [`DiffError::Output`].
 pub fn write_stat(stats: &[FileStat], out: &mut dyn Write) -> Result<(), DiffError> {
-    let width = stats
+    let names: Vec<String> = stats
         .iter()
-        .map(|s| s.path.chars().count())
+        .map(|s| quote_path("", s.path.as_str()))
+        .collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let max_change = stats
+        .iter()
+        .filter(|s| !s.binary)
+        .map(|s| s.added + s.removed)
         .max()
         .unwrap_or(0);
-    let max_change = stats.iter().map(|s| s.added + s.removed).max().unwrap_or(0);
+    // git right-aligns the counts in a column as wide as the largest, at least as wide as
+    // "Bin" when a binary file is listed (diff.c, show_stats).
+    let number_width = max_change
+        .to_string()
+        .len()
+        .max(if stats.iter().any(|s| s.binary) { 3 } else { 0 });
     let bar = 40u64;
     let (mut ins, mut del) = (0, 0);
-    for s in stats {
-        let pad = width - s.path.chars().count();
+    for (s, name) in stats.iter().zip(&names) {
+        let pad = width - name.chars().count();
         if s.binary {
             writeln!(
                 out,
                 " {}{} | Bin {} -> {} bytes",
-                s.path,
+                name,
                 " ".repeat(pad),
                 s.old_bytes,
                 s.new_bytes
@@ -696,7 +710,11 @@ pub fn write_stat(stats: &[FileStat], out: &mut dyn Write) -> Result<(), DiffErr
             "+".repeat(plus as usize),
             "-".repeat(minus as usize)
         );
-        let line = format!(" {}{} | {total} {bar}", s.path, " ".repeat(pad));
+        let line = format!(
+            " {}{} | {total:>number_width$} {bar}",
+            name,
+            " ".repeat(pad)
+        );
         writeln!(out, "{}", line.trim_end())?;
     }
     // git's summary: zero counts are left out unless both are zero.
