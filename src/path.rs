@@ -205,7 +205,7 @@ pub fn check_fs_limits(path: &WorkspacePath, places: &[FsPlace]) -> Result<(), F
     if p.len() <= NAME_MAX
         && places
             .iter()
-            .all(|pl| pl.dir_len + 1 + p.len() + pl.temp_name_len + 1 <= PATH_MAX)
+            .all(|pl| pl.dir_len + p.len() + pl.temp_name_len + 2 <= PATH_MAX)
     {
         return Ok(());
     }
