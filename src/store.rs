@@ -96,9 +96,9 @@ pub enum StoreError {
     },
     /// A JSON file in the store (snapshot document, executable-bit sidecar, acceptance record,
     /// BPT task record) with a member name twice in one object: Genesis never writes one, so
-    /// it was edited; store corruption (exit 4), refused rather than read either way (see
-    /// [`crate::json`]).
-    #[error("{}: store corruption: {source}", .path.display())]
+    /// it was edited; refused rather than read either way, with exit 2 like a key twice in
+    /// any document Genesis reads (issue 9, item 3; see [`crate::json`]).
+    #[error("{}: {source}", .path.display())]
     DuplicateKey {
         /// The file.
         path: PathBuf,

@@ -70,7 +70,8 @@ impl From<StoreError> for CliError {
             StoreError::NotFound(_)
             | StoreError::NotAStore(_)
             | StoreError::NoSuchSnapshot { .. }
-            | StoreError::Ambiguous { .. } => 2,
+            | StoreError::Ambiguous { .. }
+            | StoreError::DuplicateKey { .. } => 2,
             StoreError::Locked { .. } => 3,
             _ => 4,
         };
