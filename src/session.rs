@@ -486,3 +486,17 @@ pub fn checkout_owner(
     }
     Ok(found)
 }
+
+/// The tracked members to judge `dir` with when it is a session's `--checkout` directory
+/// ([`checkout_owner`]): that session's [`SessionState::base_tracked`], so that a snapshot of
+/// the checkout (which has no `.git`, hence no index) keeps the files the base kept although
+/// `.gitignore` matches them. Empty when `dir` is no session's checkout, or the session
+/// predates the record.
+///
+/// # Errors
+/// [`StoreError::Io`] if the sessions directory cannot be read.
+pub fn checkout_tracked(store: &Store, dir: &Path) -> Result<Vec<WorkspacePath>, SessionError> {
+    Ok(checkout_owner(store, dir)?
+        .and_then(|(_, st)| st.base_tracked)
+        .unwrap_or_default())
+}
