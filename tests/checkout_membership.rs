@@ -74,9 +74,15 @@ fn snapshot_and_check_of_a_checkout_keep_the_tracked_ignored_file() {
     std::fs::create_dir(&ws).unwrap();
     make_workspace(&ws);
     let co = tmp.path().join("co");
-    let (_, base) = open_checkout(&ws, &co);
+    let (id, base) = open_checkout(&ws, &co);
     let co_s = co.to_str().unwrap();
     assert_eq!(std::fs::read(co.join("Cargo.lock")).unwrap(), LOCK);
+    // Open recorded the base's tracked members (only .gitignore's exemption needs them).
+    let state = std::fs::read_to_string(ws.join(format!(".genesis/sessions/{id}.state"))).unwrap();
+    assert!(
+        state.ends_with(",\n  \"base_tracked\": [\n    \"Cargo.lock\"\n  ]\n}\n"),
+        "{state}"
+    );
 
     // From the workspace, the checkout is the session's: it hashes to the base.
     let o = run_in(&ws, &["snapshot", "--no-store", "--identity", co_s]);
