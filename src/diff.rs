@@ -73,10 +73,7 @@ impl Operand {
             return Ok(own);
         };
         let other_paths = other.snapshot.files().iter().map(|f| f.path.as_str());
-        if other_paths
-            .clone()
-            .all(|q| own.snapshot.get(q).is_some())
-        {
+        if other_paths.clone().all(|q| own.snapshot.get(q).is_some()) {
             return Ok(own);
         }
         let mut opts = opts.clone();

@@ -474,7 +474,7 @@ pub fn checkout_owner(
         let Ok((s, st)) = load(store, id) else {
             continue;
         };
-        if !st.checkout.as_deref().is_some_and(|c| canon(c) == want) {
+        if st.checkout.as_deref().is_none_or(|c| canon(c) != want) {
             continue;
         }
         if s.status == Status::Open {

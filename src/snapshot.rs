@@ -763,13 +763,11 @@ fn refuse_tracked_non_utf8(
     rules: &mut crate::membership::Rules,
 ) -> Result<(), SnapshotError> {
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
-    let store_prefix: Option<Vec<u8>> = store_rel
-        .filter(|s| !s.as_os_str().is_empty())
-        .map(|s| {
-            let mut b = s.as_os_str().to_owned().into_vec();
-            b.push(b'/');
-            b
-        });
+    let store_prefix: Option<Vec<u8>> = store_rel.filter(|s| !s.as_os_str().is_empty()).map(|s| {
+        let mut b = s.as_os_str().to_owned().into_vec();
+        b.push(b'/');
+        b
+    });
     'paths: for raw in opts.tracked.non_utf8() {
         if store_prefix.as_deref().is_some_and(|p| raw.starts_with(p)) {
             continue;
@@ -793,7 +791,11 @@ fn refuse_tracked_non_utf8(
             if !real || rules.decide(&ancestors, &rel, is_dir, true).is_some() {
                 continue 'paths;
             }
-            if is_dir && raw_comps[..=k].iter().all(|c| std::str::from_utf8(c).is_ok()) {
+            if is_dir
+                && raw_comps[..=k]
+                    .iter()
+                    .all(|c| std::str::from_utf8(c).is_ok())
+            {
                 load_genesisignore(root, &rel, rules)?;
             }
         }

@@ -124,7 +124,10 @@ fn snapshot_and_check_of_a_checkout_keep_the_tracked_ignored_file() {
     );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.starts_with(&format!("mismatch: {co_s} hashes to ")), "{out}");
+    assert!(
+        out.starts_with(&format!("mismatch: {co_s} hashes to ")),
+        "{out}"
+    );
     assert!(
         out.ends_with(&format!(", expected {base}\nM\tCargo.lock\n")),
         "{out}"

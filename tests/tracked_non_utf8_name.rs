@@ -26,7 +26,10 @@ fn tracked_ignored_non_utf8_name_is_exit_2_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path();
     git(ws, &["init", "-q", "-b", "main"]);
-    write_tree(ws, &[(".gitignore", b"*.lock\n/target/\n"), ("a.txt", b"a\n")]);
+    write_tree(
+        ws,
+        &[(".gitignore", b"*.lock\n/target/\n"), ("a.txt", b"a\n")],
+    );
     // Latin-1 "café.lock" and "target/é.o": not UTF-8.
     std::fs::write(ws.join(OsStr::from_bytes(b"caf\xe9.lock")), b"lock\n").unwrap();
     std::fs::create_dir(ws.join("target")).unwrap();
@@ -35,10 +38,7 @@ fn tracked_ignored_non_utf8_name_is_exit_2_naming_it() {
     assert_eq!(members(ws), [".gitignore", "a.txt"]);
 
     git(ws, &["add", "."]);
-    git(
-        ws,
-        &["add", "-f", "--", "target"],
-    );
+    git(ws, &["add", "-f", "--", "target"]);
     let o = std::process::Command::new("git")
         .arg("-C")
         .arg(ws)
