@@ -487,27 +487,6 @@ impl Engine {
         Ok(self.tracked.get_or_init(|| t).clone())
     }
 
-    /// The files of `snapshot` that are members only because git tracks them: those the
-    /// snapshot rules without any tracked file would leave out (only `.gitignore` yields to
-    /// tracking). Empty, with nothing read, when git tracks nothing here.
-    fn tracked_members(
-        &self,
-        snapshot: &Snapshot,
-        manifest: &Manifest,
-    ) -> Result<Vec<WorkspacePath>, EngineError> {
-        if self.tracked()?.is_empty() {
-            return Ok(Vec::new());
-        }
-        let none = crate::tracked::TrackedFiles::none();
-        let left = crate::membership::left_out(snapshot, &manifest.exclude, &none, |f| {
-            self.store.read_object(&f.blob)
-        })?;
-        Ok(left
-            .into_iter()
-            .filter_map(|l| WorkspacePath::new(&l.path).ok())
-            .collect())
-    }
-
     /// The tracked set of the session's base: its recorded tracked members
     /// ([`SessionState::base_tracked`]), or, for a session opened before they were recorded,
     /// the workspace's index now ([`Engine::tracked`]).
@@ -644,7 +623,8 @@ impl Engine {
             in_place: opts.in_place,
             events: Default::default(),
             saved: None,
-            base_tracked: Some(self.tracked_members(&outcome.snapshot, &manifest)?),
+            // Found by the scan itself: the tracked files its walk left out (no extra cost).
+            base_tracked: Some(outcome.tracked_only.clone()),
         };
         if let Some(dir) = &opts.checkout {
             materialize(

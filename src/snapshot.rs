@@ -400,6 +400,9 @@ pub struct ScanOutcome {
     pub files: Vec<ScannedFile>,
     /// Entries left out, sorted by path.
     pub skipped: Vec<Skipped>,
+    /// The files that are members only because git tracks them: tracked files the walk left
+    /// out because `.gitignore` matched them (or a directory above them), sorted by path.
+    pub tracked_only: Vec<WorkspacePath>,
 }
 
 /// What [`snapshot_dir`] produced.
@@ -417,6 +420,9 @@ pub struct SnapshotOutcome {
     pub hashed: usize,
     /// Files whose blob came from the stat cache, unread.
     pub from_cache: usize,
+    /// The files that are members only because git tracks them
+    /// ([`ScanOutcome::tracked_only`]), sorted by path.
+    pub tracked_only: Vec<WorkspacePath>,
 }
 
 /// Reads a file once and returns its SHA-256 and length in bytes.
@@ -738,6 +744,8 @@ fn add_tracked(
     if added.is_empty() {
         return Ok(());
     }
+    // `opts.tracked` is sorted, so these are too.
+    out.tracked_only = added.iter().map(|f| f.path.clone()).collect();
     out.files.extend(added);
     if out.files.len() > opts.max_files {
         return Err(SnapshotError::TooManyFiles {
@@ -941,6 +949,7 @@ pub fn snapshot_dir_using(
         fs_paths,
         hashed: n - from_cache,
         from_cache,
+        tracked_only: scanned.tracked_only,
     })
 }
 
