@@ -469,8 +469,25 @@ pub fn checkout_owner(
 ) -> Result<Option<(Session, SessionState)>, SessionError> {
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let want = canon(dir);
+    /// Only the field the filter needs, so sessions of other directories cost one parse.
+    #[derive(serde::Deserialize)]
+    struct CheckoutOnly {
+        #[serde(default)]
+        checkout: Option<PathBuf>,
+    }
+    let dir_of_sessions = sessions_dir(store);
     let mut found: Option<(Session, SessionState)> = None;
     for id in list(store)?.iter().rev() {
+        let Ok(bytes) = std::fs::read(dir_of_sessions.join(format!("{id}.state"))) else {
+            continue;
+        };
+        let Ok(c) = serde_json::from_slice::<CheckoutOnly>(&bytes) else {
+            continue;
+        };
+        if c.checkout.as_deref().is_none_or(|c| canon(c) != want) {
+            continue;
+        }
+        // A candidate: read and check it as every command does.
         let Ok((s, st)) = load(store, id) else {
             continue;
         };
