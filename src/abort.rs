@@ -391,7 +391,9 @@ impl Engine {
                 .map(|f| f.path.as_str())
                 .collect();
             let files: Vec<SnapshotFile> = files.into_values().collect();
-            let tracked = self.tracked()?;
+            // The base's tracked set (recorded at open), not the index now: a file the user
+            // `git add -f`-ed during the session was left out of the base, so it stays.
+            let tracked = self.base_tracked(&state)?;
             let left =
                 crate::membership::left_out_files(&files, &manifest.exclude, &tracked, |f| {
                     if in_base.contains(f.path.as_str()) {

@@ -47,6 +47,41 @@ pub struct Tree {
     source: Source,
 }
 
+/// One side of [`Tree::compare`]: a directory with the options to snapshot it, or a tree
+/// already read (a stored snapshot, a snapshot document).
+#[derive(Debug, Clone)]
+pub enum Operand {
+    /// A directory on disk and its snapshot options.
+    Dir(std::path::PathBuf, SnapshotOptions),
+    /// A tree whose members are fixed.
+    Tree(Tree),
+}
+
+impl Operand {
+    /// The tree as its own rules give it.
+    fn read(&self) -> Result<Tree, DiffError> {
+        match self {
+            Operand::Dir(p, opts) => Tree::from_dir(p, opts),
+            Operand::Tree(t) => Ok(t.clone()),
+        }
+    }
+
+    /// `own` (this operand as [`Operand::read`] gave it), snapshotted again with the member
+    /// paths of `other` added to the tracked set when `other` holds a path `own` lacks.
+    fn widen(&self, own: Tree, other: &Tree) -> Result<Tree, DiffError> {
+        let Operand::Dir(p, opts) = self else {
+            return Ok(own);
+        };
+        let other_paths = other.snapshot.files().iter().map(|f| f.path.as_str());
+        if other_paths.clone().all(|q| own.snapshot.get(q).is_some()) {
+            return Ok(own);
+        }
+        let mut opts = opts.clone();
+        opts.tracked = std::sync::Arc::new(opts.tracked.with_paths(other_paths));
+        Tree::from_dir(p, &opts)
+    }
+}
+
 /// Errors of diffing. Each names the path or snapshot involved.
 #[derive(Debug, thiserror::Error)]
 pub enum DiffError {
@@ -79,6 +114,23 @@ impl Tree {
             executable: outcome.executable,
             source: Source::Dir(root.to_path_buf()),
         })
+    }
+
+    /// Two trees to compare, read so that membership rules never make a difference: a
+    /// directory operand is snapshotted with its options' tracked set plus every member path
+    /// of the other operand (its own snapshot, for a directory), so a file both sides hold is
+    /// compared by content even when only one side's git index exempts it from `.gitignore`
+    /// (a `--checkout` or a `git archive` has no index). `.genesisignore` and `exclude` still
+    /// apply. A directory is snapshotted a second time only when the other side holds a path
+    /// its first snapshot lacks.
+    ///
+    /// # Errors
+    /// As [`Tree::from_dir`] and [`Tree::from_store`].
+    pub fn compare(a: Operand, b: Operand) -> Result<(Tree, Tree), DiffError> {
+        let (a1, b1) = (a.read()?, b.read()?);
+        let b2 = b.widen(b1.clone(), &a1)?;
+        let a2 = a.widen(a1, &b1)?;
+        Ok((a2, b2))
     }
 
     /// The stored snapshot `identity`, with blobs read from `store`.

@@ -520,6 +520,21 @@ impl Engine {
         Ok(self.tracked.get_or_init(|| t).clone())
     }
 
+    /// The tracked set of the session's base: its recorded tracked members
+    /// ([`SessionState::base_tracked`]), or, for a session opened before they were recorded,
+    /// the workspace's index now ([`Engine::tracked`]).
+    pub(crate) fn base_tracked(
+        &self,
+        state: &SessionState,
+    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, EngineError> {
+        match &state.base_tracked {
+            Some(paths) => Ok(std::sync::Arc::new(
+                crate::tracked::TrackedFiles::from_paths(paths.iter().map(|p| p.as_str())),
+            )),
+            None => self.tracked(),
+        }
+    }
+
     pub(crate) fn snapshot_options(
         &self,
         manifest: &Manifest,
@@ -641,6 +656,8 @@ impl Engine {
             in_place: opts.in_place,
             events: Default::default(),
             saved: None,
+            // Found by the scan itself: the tracked files its walk left out (no extra cost).
+            base_tracked: Some(outcome.tracked_only.clone()),
         };
         if let Some(dir) = &opts.checkout {
             materialize(

@@ -203,6 +203,15 @@ pub struct SessionState {
     /// restore` brings them back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saved: Option<SavedWork>,
+    /// The base's tracked members: the files of the base snapshot that were members at `open`
+    /// only because git tracked them (`.gitignore` matches them, see [`crate::tracked`]),
+    /// sorted. Recorded at open so that the base's membership can be judged later without
+    /// the index of that time: `abort` decides with it which files the base's rules left out,
+    /// and `snapshot`, `check` and `diff` judge the session's checkout directory (which has
+    /// no `.git`) with it. `None` for sessions opened before it was recorded (the workspace's
+    /// index of the moment is used then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_tracked: Option<Vec<WorkspacePath>>,
 }
 
 /// The work `abort` saved into the store (DESIGN section 9).
@@ -446,4 +455,65 @@ pub fn list(store: &Store) -> Result<Vec<String>, SessionError> {
     }
     out.sort();
     Ok(out)
+}
+
+/// The session whose `--checkout` directory is `dir` (both compared with links resolved): the
+/// latest open one, else the latest of any status; `None` when no session made `dir`.
+/// Sessions that cannot be read are passed over (`genesis status` reports them).
+///
+/// # Errors
+/// [`StoreError::Io`] if the sessions directory cannot be read.
+pub fn checkout_owner(
+    store: &Store,
+    dir: &Path,
+) -> Result<Option<(Session, SessionState)>, SessionError> {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let want = canon(dir);
+    /// Only the field the filter needs, so sessions of other directories cost one parse.
+    #[derive(serde::Deserialize)]
+    struct CheckoutOnly {
+        #[serde(default)]
+        checkout: Option<PathBuf>,
+    }
+    let dir_of_sessions = sessions_dir(store);
+    let mut found: Option<(Session, SessionState)> = None;
+    for id in list(store)?.iter().rev() {
+        let Ok(bytes) = std::fs::read(dir_of_sessions.join(format!("{id}.state"))) else {
+            continue;
+        };
+        let Ok(c) = serde_json::from_slice::<CheckoutOnly>(&bytes) else {
+            continue;
+        };
+        if c.checkout.as_deref().is_none_or(|c| canon(c) != want) {
+            continue;
+        }
+        // A candidate: read and check it as every command does.
+        let Ok((s, st)) = load(store, id) else {
+            continue;
+        };
+        if st.checkout.as_deref().is_none_or(|c| canon(c) != want) {
+            continue;
+        }
+        if s.status == Status::Open {
+            return Ok(Some((s, st)));
+        }
+        if found.is_none() {
+            found = Some((s, st));
+        }
+    }
+    Ok(found)
+}
+
+/// The tracked members to judge `dir` with when it is a session's `--checkout` directory
+/// ([`checkout_owner`]): that session's [`SessionState::base_tracked`], so that a snapshot of
+/// the checkout (which has no `.git`, hence no index) keeps the files the base kept although
+/// `.gitignore` matches them. Empty when `dir` is no session's checkout, or the session
+/// predates the record.
+///
+/// # Errors
+/// [`StoreError::Io`] if the sessions directory cannot be read.
+pub fn checkout_tracked(store: &Store, dir: &Path) -> Result<Vec<WorkspacePath>, SessionError> {
+    Ok(checkout_owner(store, dir)?
+        .and_then(|(_, st)| st.base_tracked)
+        .unwrap_or_default())
 }

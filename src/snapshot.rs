@@ -400,6 +400,9 @@ pub struct ScanOutcome {
     pub files: Vec<ScannedFile>,
     /// Entries left out, sorted by path.
     pub skipped: Vec<Skipped>,
+    /// The files that are members only because git tracks them: tracked files the walk left
+    /// out because `.gitignore` matched them (or a directory above them), sorted by path.
+    pub tracked_only: Vec<WorkspacePath>,
 }
 
 /// What [`snapshot_dir`] produced.
@@ -417,6 +420,9 @@ pub struct SnapshotOutcome {
     pub hashed: usize,
     /// Files whose blob came from the stat cache, unread.
     pub from_cache: usize,
+    /// The files that are members only because git tracks them
+    /// ([`ScanOutcome::tracked_only`]), sorted by path.
+    pub tracked_only: Vec<WorkspacePath>,
 }
 
 /// Reads a file once and returns its SHA-256 and length in bytes.
@@ -739,9 +745,12 @@ fn add_tracked(
             stat: StatKey::of(&md),
         });
     }
+    refuse_tracked_non_utf8(root, opts, store_rel, &mut rules)?;
     if added.is_empty() {
         return Ok(());
     }
+    // `opts.tracked` is sorted, so these are too.
+    out.tracked_only = added.iter().map(|f| f.path.clone()).collect();
     out.files.extend(added);
     if out.files.len() > opts.max_files {
         return Err(SnapshotError::TooManyFiles {
@@ -750,6 +759,61 @@ fn add_tracked(
         });
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(())
+}
+
+/// Refuses a tracked file whose name is not UTF-8 ([`TrackedFiles::non_utf8`]) that is a
+/// regular file on disk under real directories and that Genesis's own rules (`exclude`,
+/// `.genesisignore`, `.git`, the store) do not leave out: the walk refuses such a name when
+/// `.gitignore` does not match it, and a tracked file is a member although `.gitignore`
+/// matches it, so it is refused the same way ([`SnapshotError::NonUtf8Path`], naming the file
+/// on disk) rather than dropped. Rules are matched against the name with each invalid byte
+/// read as U+FFFD.
+fn refuse_tracked_non_utf8(
+    root: &Path,
+    opts: &SnapshotOptions,
+    store_rel: Option<&Path>,
+    rules: &mut crate::membership::Rules,
+) -> Result<(), SnapshotError> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let store_prefix: Option<Vec<u8>> = store_rel.filter(|s| !s.as_os_str().is_empty()).map(|s| {
+        let mut b = s.as_os_str().to_owned().into_vec();
+        b.push(b'/');
+        b
+    });
+    'paths: for raw in opts.tracked.non_utf8() {
+        if store_prefix.as_deref().is_some_and(|p| raw.starts_with(p)) {
+            continue;
+        }
+        let raw_comps: Vec<&[u8]> = raw.split(|b| *b == b'/').collect();
+        let comps: Vec<String> = raw_comps
+            .iter()
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        if comps.iter().any(|c| c == ".git") || comps[0] == STORE_DIR_NAME {
+            continue;
+        }
+        let mut fs_path = root.to_path_buf();
+        for k in 0..raw_comps.len() {
+            fs_path.push(std::ffi::OsStr::from_bytes(raw_comps[k]));
+            let is_dir = k + 1 < raw_comps.len();
+            let md = std::fs::symlink_metadata(&fs_path);
+            let real = md.is_ok_and(|m| if is_dir { m.is_dir() } else { m.is_file() });
+            let ancestors: Vec<&str> = comps[..k].iter().map(String::as_str).collect();
+            let rel = comps[..=k].join("/");
+            if !real || rules.decide(&ancestors, &rel, is_dir, true).is_some() {
+                continue 'paths;
+            }
+            if is_dir
+                && raw_comps[..=k]
+                    .iter()
+                    .all(|c| std::str::from_utf8(c).is_ok())
+            {
+                load_genesisignore(root, &rel, rules)?;
+            }
+        }
+        return Err(SnapshotError::NonUtf8Path(fs_path));
+    }
     Ok(())
 }
 
@@ -890,6 +954,7 @@ pub fn snapshot_dir_using(
         fs_paths,
         hashed: n - from_cache,
         from_cache,
+        tracked_only: scanned.tracked_only,
     })
 }
 

@@ -22,7 +22,11 @@
 //! (120000), gitlinks (160000) and sparse-directory entries are not in the set: they stay as
 //! they are without git. Paths are relative to the top of the work tree; when the tree being
 //! snapshotted is a subdirectory of the work tree, entries outside it are dropped and the
-//! subdirectory's prefix is stripped. Entries whose path is not UTF-8 are left out of the set.
+//! subdirectory's prefix is stripped. Entries whose path is not UTF-8 are kept apart
+//! ([`TrackedFiles::non_utf8`]): a snapshot cannot hold such a name, so the walk refuses one
+//! it finds on disk that Genesis's own rules do not leave out, exactly as it refuses an
+//! untracked non-UTF-8 name ([`crate::snapshot::SnapshotError::NonUtf8Path`], exit 2), even when
+//! `.gitignore` matches it — leaving it out silently would drop a file git tracks.
 //! Indexes of nested repositories (submodules inside the tree) are not read.
 //!
 //! **No index** (no `.git` above the root, or a git directory without an `index` file, as in
@@ -69,6 +73,8 @@ pub enum TrackedError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrackedFiles {
     paths: BTreeSet<String>,
+    /// Entries whose path is not UTF-8, as raw bytes relative to the root, sorted.
+    non_utf8: Vec<Vec<u8>>,
     index: Option<PathBuf>,
 }
 
@@ -86,8 +92,17 @@ impl TrackedFiles {
     {
         TrackedFiles {
             paths: paths.into_iter().map(Into::into).collect(),
+            non_utf8: Vec::new(),
             index: None,
         }
+    }
+
+    /// This set with `more` paths added (for example the members of another tree being
+    /// compared, or a session's recorded tracked members). The index path is kept.
+    pub fn with_paths<'a>(&self, more: impl IntoIterator<Item = &'a str>) -> TrackedFiles {
+        let mut t = self.clone();
+        t.paths.extend(more.into_iter().map(str::to_owned));
+        t
     }
 
     /// The tracked files of the git work tree holding `root`, relative to `root`.
@@ -133,6 +148,7 @@ impl TrackedFiles {
         }
         use gix_index::entry::Mode;
         let mut paths = BTreeSet::new();
+        let mut non_utf8 = Vec::new();
         for entry in file.entries() {
             if entry.mode != Mode::FILE && entry.mode != Mode::FILE_EXECUTABLE {
                 continue;
@@ -141,12 +157,18 @@ impl TrackedFiles {
             let Some(rest) = path.strip_prefix(prefix_bytes.as_slice()) else {
                 continue;
             };
-            if let Ok(s) = std::str::from_utf8(rest) {
-                paths.insert(s.to_owned());
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    paths.insert(s.to_owned());
+                }
+                Err(_) => non_utf8.push(rest.to_vec()),
             }
         }
+        non_utf8.sort();
+        non_utf8.dedup();
         Ok(TrackedFiles {
             paths,
+            non_utf8,
             index: Some(index.to_path_buf()),
         })
     }
@@ -161,14 +183,20 @@ impl TrackedFiles {
         self.paths.iter().map(String::as_str)
     }
 
-    /// How many paths.
+    /// The tracked paths that are not UTF-8, as raw bytes relative to the root (`/`-separated),
+    /// sorted. They are not in [`TrackedFiles::iter`].
+    pub fn non_utf8(&self) -> &[Vec<u8>] {
+        &self.non_utf8
+    }
+
+    /// How many UTF-8 paths ([`TrackedFiles::iter`]).
     pub fn len(&self) -> usize {
         self.paths.len()
     }
 
-    /// Whether there are none.
+    /// Whether there are none, UTF-8 or not.
     pub fn is_empty(&self) -> bool {
-        self.paths.is_empty()
+        self.paths.is_empty() && self.non_utf8.is_empty()
     }
 
     /// The index file read, if there was one.

@@ -524,6 +524,9 @@ fn real_clone_members_are_gits_tracked_files() {
     assert_eq!(members.len(), 3750);
     assert_eq!(members, expected);
     assert!(out.snapshot.get(".env").is_some());
+    // The members only tracking keeps, as `open` records them (`base_tracked`).
+    let only: Vec<&str> = out.tracked_only.iter().map(|p| p.as_str()).collect();
+    assert_eq!(only, [".env", "packages/svelte/coverage/lcov.info"]);
     assert!(
         out.snapshot
             .get("packages/svelte/coverage/lcov.info")

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use genesis::check::{Expected, check};
+use genesis::diff::Operand;
 use genesis::{Digest, Snapshot, Tree};
 
 use super::{CliError, Context};
@@ -63,8 +64,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             dir.display()
         )));
     }
-    let opts = ws.snapshot_options_for(&dir)?;
-    let tree = Tree::from_dir(&dir, &opts)?;
+    let opts = super::operand_options(ctx, &ws, &dir)?;
+    // A path the expected snapshot holds is compared by content, not dropped because only
+    // the expected side's index exempted it from .gitignore (see `Tree::compare`).
+    let tree = match &expected_tree {
+        Some(t) => Tree::compare(Operand::Dir(dir.clone(), opts), Operand::Tree(t.clone()))?.0,
+        None => Tree::from_dir(&dir, &opts)?,
+    };
     let outcome = check(&tree, &expected, expected_tree.as_ref());
     if ctx.json {
         let diffs: Vec<_> = outcome

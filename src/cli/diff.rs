@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use genesis::Tree;
-use genesis::diff::{DiffOptions, changes, stats, write_git_diff, write_stat};
+use genesis::diff::{DiffOptions, Operand, changes, stats, write_git_diff, write_stat};
 
 use super::{CliError, Context};
 
@@ -24,13 +24,14 @@ pub struct Args {
     name_status: bool,
 }
 
-/// Resolves a diff operand: an existing directory, else a stored snapshot identity or prefix.
-pub fn resolve_tree(ctx: &Context, operand: &str) -> Result<Tree, CliError> {
+/// Resolves a diff operand: an existing directory (with its snapshot options, see
+/// [`super::operand_options`]), else a stored snapshot identity or prefix.
+pub fn resolve_operand(ctx: &Context, operand: &str) -> Result<Operand, CliError> {
     let ws = ctx.workspace();
     let p = Path::new(operand);
     if p.is_dir() {
-        let opts = ws.snapshot_options_for(p)?;
-        return Ok(Tree::from_dir(p, &opts)?);
+        let opts = super::operand_options(ctx, &ws, p)?;
+        return Ok(Operand::Dir(p.to_path_buf(), opts));
     }
     let looks_like_hash =
         operand.len() >= 4 && operand.len() <= 64 && operand.bytes().all(|b| b.is_ascii_hexdigit());
@@ -41,13 +42,14 @@ pub fn resolve_tree(ctx: &Context, operand: &str) -> Result<Tree, CliError> {
     }
     let store = ws.store()?;
     let id = store.resolve_snapshot(operand)?;
-    Ok(Tree::from_store(&store, &id)?)
+    Ok(Operand::Tree(Tree::from_store(&store, &id)?))
 }
 
 /// Prints the diff, stat or name-status between A and B.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let (a, b) = match &args.b {
-        Some(b) => (resolve_tree(ctx, &args.a)?, resolve_tree(ctx, b)?),
+        // Membership never makes a difference: see `Tree::compare`.
+        Some(b) => Tree::compare(resolve_operand(ctx, &args.a)?, resolve_operand(ctx, b)?)?,
         None => {
             let engine = super::engine(ctx, false)?;
             let (session, state) = engine.status(&args.a)?;

@@ -210,6 +210,30 @@ pub fn run() -> ExitCode {
     }
 }
 
+/// Snapshot options for a directory operand of `snapshot`, `check` or `diff`: `ws`'s options
+/// for it ([`Workspace::snapshot_options_for`]: its manifest, its own git index), plus, when
+/// it is a session's `--checkout` directory in the store of the workspace (`--workspace`,
+/// `--store`, default the current directory), the tracked members that session recorded at
+/// open ([`genesis::session::checkout_tracked`]), so that the checkout is judged as its base
+/// was.
+pub fn operand_options(
+    ctx: &Context,
+    ws: &Workspace,
+    dir: &std::path::Path,
+) -> Result<genesis::snapshot::SnapshotOptions, CliError> {
+    let mut opts = ws.snapshot_options_for(dir)?;
+    if let Ok(Some(store)) = ctx.workspace().existing_store() {
+        let extra = genesis::session::checkout_tracked(&store, dir)?;
+        if !extra.is_empty() {
+            opts.tracked = std::sync::Arc::new(
+                opts.tracked
+                    .with_paths(extra.iter().map(genesis::path::WorkspacePath::as_str)),
+            );
+        }
+    }
+    Ok(opts)
+}
+
 /// The session engine for the workspace (creating the store when `create`), having finished
 /// any interrupted apply first (reported on standard error).
 pub fn engine(ctx: &Context, create: bool) -> Result<genesis::engine::Engine, CliError> {

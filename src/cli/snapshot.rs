@@ -60,7 +60,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     } else {
         ws.existing_store()?
     };
-    let mut opts = ws.snapshot_options_for(&dir)?;
+    let mut opts = super::operand_options(ctx, &ws, &dir)?;
     if args.no_store {
         opts.store_dir = None;
     }

@@ -164,3 +164,36 @@ pub fn sample_steps(n: usize, stride: usize) -> Vec<usize> {
         .filter(|&i| i <= 3 || i + 3 > n || i % stride == 1 || i % (stride + 1) == 2)
         .collect()
 }
+
+/// Runs `git -C dir args…` with a fixed identity and no system or global configuration;
+/// panics (naming the command and git's message) when git fails. Returns standard output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("git's output is UTF-8")
+}
+
+/// Runs `genesis args…` in `dir` with `input` on standard input.
+pub fn run_in_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
+    genesis()
+        .current_dir(dir)
+        .args(args)
+        .write_stdin(input.to_vec())
+        .output()
+        .expect("runs")
+}
