@@ -625,3 +625,89 @@ fn directory_case_rename_recovers_from_a_crash_at_every_step_on_a_case_insensiti
         assert_eq!(spelled(r), dir_renamed());
     }
 }
+
+/// An in-place session on a case-insensitive mount whose agent renamed a file by case only
+/// (`readme.md` → `README.md`): `abort` brings back `readme.md` with its bytes. Before the fix
+/// abort took `readme.md` (which opens `README.md`) for the base file already in place, then
+/// deleted `README.md`: the file was gone.
+#[test]
+#[ignore = "needs a case-insensitive mount named by GENESIS_CASEFOLD_DIR"]
+fn in_place_file_case_rename_aborts_on_a_case_insensitive_mount() {
+    let base = casefold_base();
+    let d = tempfile::tempdir_in(&base).unwrap();
+    let r = d.path();
+    write_tree(
+        r,
+        &[
+            ("genesis.json", MANIFEST),
+            ("readme.md", b"# title\nold line\n"),
+        ],
+    );
+    ok(&run_in(r, &["open", "--session", "s", "--in-place"]));
+    std::fs::rename(r.join("readme.md"), r.join("README.md")).unwrap();
+    ok(&run_in(r, &["patch", "s"]));
+    let o = run_in(r, &["abort", "s"]);
+    assert_eq!(code(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        spelled(r),
+        [manifest_entry(), "readme.md=# title\nold line\n".to_owned()]
+    );
+    assert_check(r, &base_snapshot(r, "s"));
+}
+
+/// A crash at every step of the in-place abort of a directory case rename on a
+/// case-insensitive mount, then `recover`: the tree always ends at the base, spelled `Dir/`
+/// and `Top/Sub/`, with every file's bytes.
+#[test]
+#[ignore = "needs a case-insensitive mount named by GENESIS_CASEFOLD_DIR"]
+fn in_place_abort_of_a_directory_case_rename_recovers_from_a_crash_at_every_step_on_a_case_insensitive_mount()
+ {
+    let base = casefold_base();
+    let setup = || {
+        let d = tempfile::tempdir_in(&base).unwrap();
+        let r = d.path();
+        write_tree(r, DIR_TREE);
+        ok(&run_in(r, &["open", "--session", "s", "--in-place"]));
+        std::fs::rename(r.join("Dir"), r.join("dir")).unwrap();
+        std::fs::write(r.join("dir/b.txt"), b"BETA\n").unwrap();
+        std::fs::rename(r.join("Top/Sub"), r.join("Top/sub")).unwrap();
+        std::fs::rename(r.join("Top"), r.join("top")).unwrap();
+        ok(&run_in(r, &["patch", "s"]));
+        d
+    };
+    let d = setup();
+    let trace = std::path::Path::new(&base).join(format!("trace-a-{}.txt", std::process::id()));
+    let o = common::genesis()
+        .current_dir(d.path())
+        .env("GENESIS_FAULT_TRACE", &trace)
+        .args(["abort", "s"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let all = steps(&trace);
+    std::fs::remove_file(&trace).unwrap();
+    assert!(all.iter().any(|s| s == "respell Dir"), "{all:?}");
+    assert!(all.iter().any(|s| s == "respell Top/Sub"), "{all:?}");
+    for n in 1..=all.len() {
+        let d = setup();
+        let r = d.path();
+        let o = common::genesis()
+            .current_dir(r)
+            .env("GENESIS_FAULT", format!("{n}:abort"))
+            .args(["abort", "s"])
+            .output()
+            .unwrap();
+        assert_ne!(code(&o), Some(0), "step {n} ({}) did not crash", all[n - 1]);
+        let o = run_in(r, &["recover"]);
+        assert_eq!(code(&o), Some(0), "step {n}: {}", stderr(&o));
+        if !r.join(".genesis/journal/s.json").exists() && spelled(r) == dir_renamed() {
+            // Crashed before the journal was durable: nothing changed; abort again.
+            let o = run_in(r, &["abort", "s"]);
+            assert_eq!(code(&o), Some(0), "step {n}: {}", stderr(&o));
+        }
+        assert_eq!(spelled(r), dir_original(), "crash at step {n} ({})", all[n - 1]);
+        assert_check(r, &base_snapshot(r, "s"));
+        ok(&run_in(r, &["recover"]));
+        assert_eq!(spelled(r), dir_original());
+    }
+}
