@@ -204,8 +204,10 @@ fn real_dir(path: &Path) -> bool {
 /// the recorded snapshot. A directory is renamed when, and only when, the parent's listing
 /// lacks the journal's spelling (`dir`), holds exactly one other spelling of it under
 /// [`crate::path::fold_key`] (`Dir`) that is a real directory, the journal's spelling opens that
-/// very directory (same device and inode: the file system folds names), and no post path of the
-/// journal uses the old spelling. On a case-sensitive file system the journal's spelling
+/// very directory (same device and inode: the file system folds names), no post path of the
+/// journal uses the old spelling, and the journal is an apply's or deletes a file below the
+/// old spelling (an in-place abort moving files back; never a restore into a directory other
+/// files live in). On a case-sensitive file system the journal's spelling
 /// either is listed or does not exist, so nothing is ever renamed there. A rename moves no
 /// file and deletes none; the post paths in the journal are the record, so a re-run (recovery)
 /// finds the directory already spelled right and does nothing.
@@ -261,6 +263,28 @@ fn respell_dirs(
         let old_rel = parent_rel.map_or_else(|| old.clone(), |a| format!("{a}/{old}"));
         if wanted.contains(old_rel.as_str()) {
             continue; // both spellings wanted: a collision `patch` refuses; leave it
+        }
+        // An apply's result holds no member under the old spelling (that would be a collision
+        // `patch` refuses), so the directory is this change's. Any other journal (in-place
+        // abort, restore) lists only some paths: it renames a directory only when it moves
+        // files out of it, so a restore never respells a directory other members live in.
+        // (The deletion's parents may themselves have been spelled otherwise: `top/sub/c.txt`
+        // deleted is below `Top/sub` once `top` became `Top`.)
+        let depth = dir.split('/').count();
+        let parent_key = crate::path::fold_key(parent_rel.unwrap_or(""));
+        let moves_out = |p: &str| {
+            let comps: Vec<&str> = p.split('/').collect();
+            comps.len() > depth
+                && comps[depth - 1] == old.as_str()
+                && crate::path::fold_key(&comps[..depth - 1].join("/")) == parent_key
+        };
+        if journal.final_status != Status::Applied
+            && !journal
+                .ops
+                .iter()
+                .any(|o| o.post.is_none() && moves_out(o.path.as_str()))
+        {
+            continue;
         }
         let from = parent.join(old);
         let same = std::fs::symlink_metadata(&from).is_ok_and(|m| {
