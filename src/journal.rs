@@ -225,6 +225,8 @@ fn respell_dirs(
         let p = op.path.as_str();
         wanted.extend(p.match_indices('/').map(|(i, _)| &p[..i]));
     }
+    let mut listings: std::collections::HashMap<PathBuf, std::collections::HashSet<String>> =
+        Default::default();
     // Sorted, so `top` comes before `top/sub`.
     for dir in &wanted {
         let (parent_rel, name) = match dir.rsplit_once('/') {
@@ -239,24 +241,27 @@ fn respell_dirs(
         if !to_md.is_dir() || to_md.file_type().is_symlink() {
             continue; // check_parents and make_dirs refuse it
         }
-        let Ok(rd) = std::fs::read_dir(&parent) else {
-            continue;
-        };
-        let key = crate::path::fold_key(name);
-        let mut exact = false;
-        let mut others: Vec<String> = Vec::new();
-        for e in rd.flatten() {
-            let n = e.file_name();
-            let Some(n) = n.to_str() else { continue };
-            if n == name {
-                exact = true;
-                break;
-            }
-            if crate::path::fold_key(n) == key {
-                others.push(n.to_owned());
-            }
+        // Each parent is listed once (the listing of a directory respelled here is read
+        // after the rename, as its children come later in the sorted set).
+        let names = listings.entry(parent.clone()).or_insert_with(|| {
+            std::fs::read_dir(&parent)
+                .map(|rd| {
+                    rd.flatten()
+                        .filter_map(|e| e.file_name().into_string().ok())
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        if names.contains(name) {
+            continue; // spelled as wanted: always so on a case-sensitive file system
         }
-        if exact || others.len() != 1 {
+        let key = crate::path::fold_key(name);
+        let others: Vec<String> = names
+            .iter()
+            .filter(|n| crate::path::fold_key(n) == key)
+            .cloned()
+            .collect();
+        if others.len() != 1 {
             continue;
         }
         let old = &others[0];
@@ -298,6 +303,10 @@ fn respell_dirs(
         }
         point(&format!("respell {dir}")).map_err(io(&to, true))?;
         std::fs::rename(&from, &to).map_err(io(&to, true))?;
+        if let Some(names) = listings.get_mut(&parent) {
+            names.remove(old.as_str());
+            names.insert(name.to_owned());
+        }
         touched.insert(parent);
     }
     Ok(())
