@@ -157,5 +157,9 @@ class CaseFold(Operations):
 if __name__ == "__main__":
     # use_ino: report the backing inode numbers, so two spellings of one entry show one inode,
     # as on a real case-insensitive file system.
+    # entry/attr/negative_timeout=0: the kernel caches no name. Its name cache compares bytes,
+    # so a cached `dir/a.txt` (an alias of `Dir/a.txt`) would outlive the unlink of
+    # `Dir/a.txt` for up to a second and still answer stat; a real case-insensitive file system
+    # compares names case-insensitively in that cache and never serves such a stale alias.
     FUSE(CaseFold(sys.argv[1]), sys.argv[2], foreground=True, nothreads=True, use_ino=True,
-         allow_other=False)
+         allow_other=False, entry_timeout=0, attr_timeout=0, negative_timeout=0)

@@ -433,6 +433,21 @@ impl Engine {
             let on_disk: Option<(Digest, u64, bool)> = match &c.old {
                 Some(o) => Some((o.file.blob, o.file.bytes, o.executable)),
                 None => match std::fs::symlink_metadata(&target) {
+                    // A case-insensitive file system: this name opens the file the list
+                    // deletes under another spelling (the agent renamed `readme.md` or `Dir/`
+                    // by case only). That file is not at this path: the journal stages the
+                    // base content here before it deletes the other spelling.
+                    Ok(md)
+                        if md.is_file()
+                            && crate::apply::same_file_as_a_deletion(
+                                &root,
+                                c.path.as_str(),
+                                &md,
+                                &deleted,
+                            ) =>
+                    {
+                        None
+                    }
                     Ok(md) if md.is_dir() && !md.file_type().is_symlink() => {
                         if let Some(r) =
                             crate::apply::foreign_entry(&target, c.path.as_str(), &deleted)

@@ -18,7 +18,7 @@ use crate::snapshot::hash_file;
 /// Whether `path`, found on disk as `md`, is the very file (same device and inode) as one of
 /// `deleted` that differs from it only by case or normalisation ([`crate::path::fold_key`]):
 /// what a case-insensitive or normalising file system shows for a case-only rename.
-fn same_file_as_a_deletion(
+pub(crate) fn same_file_as_a_deletion(
     root: &Path,
     path: &str,
     md: &std::fs::Metadata,

@@ -8,8 +8,9 @@
 //! 2. [`execute`]: stage every new file as `.genesis-tmp-<session>-<n>` in its directory (or
 //!    the root when the directory does not exist yet), written from the store and fsynced;
 //!    delete removed files and the directories they leave empty; create missing directories
-//!    (never through a link) and rename each staged file into place; fsync every touched
-//!    directory;
+//!    (never through a link), give existing directories the journal's spelling where a
+//!    case-insensitive file system kept another one (`Dir` → `dir`, see `respell_dirs`), and
+//!    rename each staged file into place; fsync every touched directory;
 //! 3. mark the session with the journal's final status and save it;
 //! 4. delete the journal and fsync its directory.
 //!
@@ -192,6 +193,123 @@ fn spelled_like_a_deletion(
 
 fn real_dir(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|md| md.is_dir() && !md.file_type().is_symlink())
+}
+
+/// Gives every existing directory on the way to a post path of `journal` the journal's
+/// spelling (DESIGN section 6, "Directory spellings"), parents first.
+///
+/// On a case-insensitive or normalising file system (macOS, Windows) `dir/a.txt` opens
+/// `Dir/a.txt`, so a change that moves every file of `Dir/` to `dir/` would otherwise write its
+/// files into the directory still spelled `Dir`, and the tree on disk would no longer hash to
+/// the recorded snapshot. A directory is renamed when, and only when, the parent's listing
+/// lacks the journal's spelling (`dir`), holds exactly one other spelling of it under
+/// [`crate::path::fold_key`] (`Dir`) that is a real directory, the journal's spelling opens that
+/// very directory (same device and inode: the file system folds names), no post path of the
+/// journal uses the old spelling, and the journal is an apply's or deletes a file below the
+/// old spelling (an in-place abort moving files back; never a restore into a directory other
+/// files live in). On a case-sensitive file system the journal's spelling
+/// either is listed or does not exist, so nothing is ever renamed there. A rename moves no
+/// file and deletes none; the post paths in the journal are the record, so a re-run (recovery)
+/// finds the directory already spelled right and does nothing.
+///
+/// # Errors
+/// [`JournalError::Io`] (visible) naming the directory when the rename fails.
+fn respell_dirs(
+    root: &Path,
+    journal: &Journal,
+    touched: &mut BTreeSet<PathBuf>,
+) -> Result<(), JournalError> {
+    use std::os::unix::fs::MetadataExt;
+    let mut wanted: BTreeSet<&str> = BTreeSet::new();
+    for op in journal.ops.iter().filter(|o| o.post.is_some()) {
+        let p = op.path.as_str();
+        wanted.extend(p.match_indices('/').map(|(i, _)| &p[..i]));
+    }
+    let mut listings: std::collections::HashMap<PathBuf, std::collections::HashSet<String>> =
+        Default::default();
+    // Sorted, so `top` comes before `top/sub`.
+    for dir in &wanted {
+        let (parent_rel, name) = match dir.rsplit_once('/') {
+            Some((a, b)) => (Some(a), b),
+            None => (None, *dir),
+        };
+        let parent = parent_rel.map_or_else(|| root.to_path_buf(), |a| root.join(a));
+        let to = parent.join(name);
+        let Ok(to_md) = std::fs::symlink_metadata(&to) else {
+            continue; // absent: made by make_dirs with this spelling
+        };
+        if !to_md.is_dir() || to_md.file_type().is_symlink() {
+            continue; // check_parents and make_dirs refuse it
+        }
+        // Each parent is listed once (the listing of a directory respelled here is read
+        // after the rename, as its children come later in the sorted set).
+        let names = listings.entry(parent.clone()).or_insert_with(|| {
+            std::fs::read_dir(&parent)
+                .map(|rd| {
+                    rd.flatten()
+                        .filter_map(|e| e.file_name().into_string().ok())
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        if names.contains(name) {
+            continue; // spelled as wanted: always so on a case-sensitive file system
+        }
+        let key = crate::path::fold_key(name);
+        let others: Vec<String> = names
+            .iter()
+            .filter(|n| crate::path::fold_key(n) == key)
+            .cloned()
+            .collect();
+        if others.len() != 1 {
+            continue;
+        }
+        let old = &others[0];
+        let old_rel = parent_rel.map_or_else(|| old.clone(), |a| format!("{a}/{old}"));
+        if wanted.contains(old_rel.as_str()) {
+            continue; // both spellings wanted: a collision `patch` refuses; leave it
+        }
+        // An apply's result holds no member under the old spelling (that would be a collision
+        // `patch` refuses), so the directory is this change's. Any other journal (in-place
+        // abort, restore) lists only some paths: it renames a directory only when it moves
+        // files out of it, so a restore never respells a directory other members live in.
+        // (The deletion's parents may themselves have been spelled otherwise: `top/sub/c.txt`
+        // deleted is below `Top/sub` once `top` became `Top`.)
+        let depth = dir.split('/').count();
+        let parent_key = crate::path::fold_key(parent_rel.unwrap_or(""));
+        let moves_out = |p: &str| {
+            let comps: Vec<&str> = p.split('/').collect();
+            comps.len() > depth
+                && comps[depth - 1] == old.as_str()
+                && crate::path::fold_key(&comps[..depth - 1].join("/")) == parent_key
+        };
+        if journal.final_status != Status::Applied
+            && !journal
+                .ops
+                .iter()
+                .any(|o| o.post.is_none() && moves_out(o.path.as_str()))
+        {
+            continue;
+        }
+        let from = parent.join(old);
+        let same = std::fs::symlink_metadata(&from).is_ok_and(|m| {
+            m.is_dir()
+                && !m.file_type().is_symlink()
+                && m.dev() == to_md.dev()
+                && m.ino() == to_md.ino()
+        });
+        if !same {
+            continue;
+        }
+        point(&format!("respell {dir}")).map_err(io(&to, true))?;
+        std::fs::rename(&from, &to).map_err(io(&to, true))?;
+        if let Some(names) = listings.get_mut(&parent) {
+            names.remove(old.as_str());
+            names.insert(name.to_owned());
+        }
+        touched.insert(parent);
+    }
+    Ok(())
 }
 
 /// Creates the directories `comps` under `root`, never through a link or a file.
@@ -443,7 +561,8 @@ pub fn execute_with(
             dir = d.parent().map(Path::to_path_buf);
         }
     }
-    // Phase 3: directories and renames.
+    // Phase 3: directory spellings, directories and renames.
+    respell_dirs(root, journal, &mut touched)?;
     for (n, tmp) in staged {
         let op = &journal.ops[n];
         let comps: Vec<&str> = op.path.components().collect();
