@@ -4,15 +4,8 @@
 mod common;
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 
-use common::{python_identity, run_in, stderr, stdout, write_tree};
-
-fn snapshot_doc(dir: &Path) -> serde_json::Value {
-    let o = run_in(dir, &["snapshot", "--no-store"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
-}
+use common::*;
 
 fn paths(doc: &serde_json::Value) -> Vec<String> {
     doc["files"]

@@ -11,21 +11,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{repo_root, run_in, stderr, stdout};
-
-fn git(args: &[&str]) -> String {
-    let o = Command::new("git")
-        .args(args)
-        .current_dir(repo_root())
-        .output()
-        .expect("git runs");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
+use common::*;
 
 fn export(commit: &str, dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
@@ -50,19 +36,16 @@ fn export(commit: &str, dir: &Path) {
     assert!(tar.wait().unwrap().success());
 }
 
-fn identity(dir: &Path) -> String {
-    let o = run_in(dir, &["snapshot", "--no-store", "--identity"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    stdout(&o).trim().to_owned()
-}
-
 #[test]
 fn diff_between_consecutive_commits_matches_git() {
-    let commits: Vec<String> = git(&["rev-list", "--first-parent", "-n", "31", "HEAD"])
-        .lines()
-        .rev()
-        .map(str::to_owned)
-        .collect();
+    let commits: Vec<String> = git(
+        &repo_root(),
+        &["rev-list", "--first-parent", "-n", "31", "HEAD"],
+    )
+    .lines()
+    .rev()
+    .map(str::to_owned)
+    .collect();
     assert!(!commits.is_empty());
     let tmp = tempfile::tempdir().unwrap();
     for c in &commits {
@@ -75,7 +58,10 @@ fn diff_between_consecutive_commits_matches_git() {
         let (pdir, cdir) = (tmp.path().join(parent), tmp.path().join(child));
         let ours = run_in(tmp.path(), &["diff", "--name-status", parent, child]);
         assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
-        let theirs = git(&["diff", "--name-status", "--no-renames", parent, child]);
+        let theirs = git(
+            &repo_root(),
+            &["diff", "--name-status", "--no-renames", parent, child],
+        );
         assert_eq!(stdout(&ours), theirs, "{parent}..{child}");
 
         let patch = run_in(tmp.path(), &["diff", parent, child]);
@@ -153,11 +139,14 @@ const HISTORY_MANIFEST: &str = r#"{
 /// `genesis replay` reproduces every after_snapshot.
 #[test]
 fn every_commit_goes_through_a_session() {
-    let commits: Vec<String> = git(&["rev-list", "--first-parent", "-n", "31", "HEAD"])
-        .lines()
-        .rev()
-        .map(str::to_owned)
-        .collect();
+    let commits: Vec<String> = git(
+        &repo_root(),
+        &["rev-list", "--first-parent", "-n", "31", "HEAD"],
+    )
+    .lines()
+    .rev()
+    .map(str::to_owned)
+    .collect();
     let tmp = tempfile::tempdir().unwrap();
     let mut sessions = 0;
     for pair in commits.windows(2) {
@@ -167,7 +156,7 @@ fn every_commit_goes_through_a_session() {
         std::fs::write(ws.join("genesis.json"), HISTORY_MANIFEST).unwrap();
         let o = run_in(&ws, &["open", "--session", "history"]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let diff = git(&["diff", "--binary", parent, child]);
+        let diff = git(&repo_root(), &["diff", "--binary", parent, child]);
         let o = common::genesis()
             .current_dir(&ws)
             .args(["patch", "history", "-"])

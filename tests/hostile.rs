@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 struct Env {
     _tmp: tempfile::TempDir,
@@ -74,15 +74,6 @@ fn assert_nothing_written(e: &Env, before: &State, case: &str) {
     assert_eq!(after.canary, before.canary, "{case}: canary changed");
 }
 
-fn patch(e: &Env, input: &[u8]) -> std::process::Output {
-    common::genesis()
-        .current_dir(&e.ws)
-        .args(["patch", "h", "-"])
-        .write_stdin(input.to_vec())
-        .output()
-        .unwrap()
-}
-
 fn new_file(path: &str) -> Vec<u8> {
     format!("diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n").into_bytes()
 }
@@ -128,7 +119,7 @@ fn hostile_patches_are_refused_and_nothing_is_written() {
     ];
     let n = cases.len();
     for (name, input, code, text) in cases {
-        let o = patch(&e, &input);
+        let o = patch_stdin(&e.ws, "h", &input);
         assert_eq!(o.status.code(), Some(code), "{name}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(text),
@@ -147,7 +138,7 @@ fn write_through_an_existing_symlink_is_refused_at_apply() {
     let outside = e.canary.parent().unwrap().join("outside-dir");
     std::fs::create_dir(&outside).unwrap();
     // The patch adds linkdir/x; on disk linkdir becomes a link to a directory outside.
-    let o = patch(&e, &new_file("linkdir/x"));
+    let o = patch_stdin(&e.ws, "h", &new_file("linkdir/x"));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(run_in(&e.ws, &["verify", "h"]).status.code(), Some(0));
     std::os::unix::fs::symlink(&outside, e.ws.join("linkdir")).unwrap();
@@ -213,7 +204,11 @@ fn session_pointing_at_a_missing_snapshot_is_reported() {
             stderr(&o)
         );
     }
-    let o = patch(&e, b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n");
+    let o = patch_stdin(
+        &e.ws,
+        "h",
+        b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
+    );
     assert_eq!(o.status.code(), Some(4));
     assert_nothing_written(&e, &before, "missing snapshot");
 }

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{stderr, write_tree};
+use common::*;
 
 const MANIFEST: &[u8] =
     br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
@@ -43,10 +43,6 @@ fn run(e: &Env, args: &[&str], stdin: &[u8]) -> std::process::Output {
         .write_stdin(stdin.to_vec())
         .output()
         .unwrap()
-}
-
-fn ok(o: &std::process::Output) {
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
 }
 
 /// A path of exactly `total` bytes: directories of 200-byte names, then `file`.

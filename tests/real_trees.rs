@@ -9,7 +9,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{python_identity, run_in, stderr};
+use common::*;
 
 fn registry_trees() -> Vec<PathBuf> {
     let home = std::env::var_os("CARGO_HOME")

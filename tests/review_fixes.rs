@@ -4,30 +4,16 @@ mod common;
 
 use std::process::{Command, Stdio};
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","exclude":["target/"],"obligations":[{"id":"ok","run":["true"]}]}"#;
 
-fn ws() -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    write_tree(
-        d.path(),
-        &[
-            ("genesis.json", MANIFEST),
-            ("a.txt", b"a\n"),
-            ("keep/me.txt", b"mine\n"),
-        ],
-    );
-    d
-}
-
-fn ok(o: &std::process::Output) {
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
-}
+/// The workspace's files besides the manifest.
+const FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n"), ("keep/me.txt", b"mine\n")];
 
 #[test]
 fn workdir_must_be_apart_new_or_marked() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "w"]));
     for bad in [".", "keep", ".genesis", "..", "/"] {
@@ -78,7 +64,7 @@ fn workdir_must_be_apart_new_or_marked() {
 
 #[test]
 fn checkout_inside_the_store_or_workspace_is_refused() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["init"]));
     for bad in [".genesis/sessions", ".genesis/x", "sub"] {
@@ -90,7 +76,7 @@ fn checkout_inside_the_store_or_workspace_is_refused() {
 
 #[test]
 fn hand_edited_verification_does_not_pass_apply() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "f"]));
     let diff = b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
@@ -114,7 +100,7 @@ fn hand_edited_verification_does_not_pass_apply() {
 
 #[test]
 fn patch_may_not_leave_paths_that_snapshots_leave_out() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "e"]));
     let cases: [&[u8]; 2] = [
@@ -142,7 +128,7 @@ fn patch_may_not_leave_paths_that_snapshots_leave_out() {
 
 #[test]
 fn diff_run_output_between_differently_named_directories_applies() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "ru"]));
     let diff = b"diff -ruN old/a.txt new/a.txt\n--- old/a.txt\t2026-11-30 06:00:00.000000000 +0000\n+++ new/a.txt\t2026-11-30 06:01:00.000000000 +0000\n@@ -1 +1 @@\n-a\n+A\n";
@@ -203,7 +189,7 @@ fn interrupting_verify_kills_the_obligation() {
 
 #[test]
 fn closed_or_full_stdout_never_panics() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let full = std::fs::OpenOptions::new()
         .write(true)
         .open("/dev/full")
@@ -284,7 +270,7 @@ fn failed_diff_prints_nothing() {
 
 #[test]
 fn missing_explicit_store_is_an_error() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let o = run_in(d.path(), &["--store", "/nonexistent/store", "snapshot"]);
     assert_eq!(o.status.code(), Some(2));
 }
@@ -302,7 +288,7 @@ fn verified_session(r: &std::path::Path, id: &str, diff: &[u8]) {
 
 #[test]
 fn a_journal_naming_git_or_another_session_is_refused() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     std::fs::create_dir_all(r.join(".git")).unwrap();
     std::fs::write(r.join(".git/config"), b"[core]\n").unwrap();
@@ -332,7 +318,7 @@ fn a_journal_naming_git_or_another_session_is_refused() {
 
 #[test]
 fn in_place_abort_leaves_another_sessions_applied_change() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     std::fs::write(r.join("c.txt"), b"orig\n").unwrap();
     ok(&run_in(r, &["open", "--session", "a", "--in-place"]));
@@ -358,7 +344,7 @@ fn in_place_abort_leaves_another_sessions_applied_change() {
 
 #[test]
 fn recovery_never_goes_through_a_link() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     verified_session(
         r,
@@ -406,7 +392,7 @@ fn recovery_never_goes_through_a_link() {
 
 #[test]
 fn a_sensitive_value_too_short_to_redact_is_refused() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let mut req: serde_json::Value = serde_json::from_slice(
         &std::fs::read(common::repo_root().join("testdata/bpt/start.json")).unwrap(),
     )
