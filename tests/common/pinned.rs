@@ -24,15 +24,18 @@ pub struct Pinned {
 }
 
 impl Pinned {
-    /// A workspace holding `genesis.json` = `manifest` and `files` (path → bytes).
-    pub fn new(manifest: &[u8], files: &[(&str, &[u8])]) -> Self {
+    /// A workspace holding `files` (path → bytes, mode 0644; no manifest unless given).
+    pub fn new(files: &[(&str, &[u8])]) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("ws");
         for d in ["ws", "home", "tmp"] {
             std::fs::create_dir_all(tmp.path().join(d)).unwrap();
         }
-        write_tree(&root, &[("genesis.json", manifest)]);
         write_tree(&root, files);
+        // Modes do not follow the umask, so that outputs listing them are the same everywhere.
+        for (f, _) in files {
+            super::workspace::chmod(&root.join(f), 0o644);
+        }
         Pinned {
             tmp,
             root,
@@ -46,6 +49,10 @@ impl Pinned {
     }
 
     fn command(&self, args: &[&str]) -> assert_cmd::Command {
+        self.command_env(args, &[])
+    }
+
+    fn command_env(&self, args: &[&str], env: &[(&str, &str)]) -> assert_cmd::Command {
         let seed = self.seed.get();
         self.seed.set(seed + 1);
         let mut c = genesis();
@@ -60,12 +67,21 @@ impl Pinned {
             .env("GENESIS_RANDOMNESS_SEED", seed.to_string())
             .current_dir(&self.root)
             .args(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
         c
     }
 
     /// Runs `genesis args…` in the workspace.
     pub fn run(&self, args: &[&str]) -> Output {
         self.command(args).output().expect("runs")
+    }
+
+    /// Runs `genesis args…` in the workspace with the pinned environment changed by `env`
+    /// (name, value).
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        self.command_env(args, env).output().expect("runs")
     }
 
     /// Runs `genesis args…` in the workspace with `input` on standard input.
@@ -87,16 +103,54 @@ impl Pinned {
     }
 
     /// What a command did, for a snapshot: its exit status, standard output and standard
-    /// error, redacted.
+    /// error, with the temporary directory redacted and durations (`0.01 s`) shown as `[s] s`.
     pub fn shown(&self, o: &Output) -> String {
         let code = o
             .status
             .code()
             .map_or_else(|| "signal".to_owned(), |c| c.to_string());
-        self.redact(&format!(
+        redact_durations(&self.redact(&format!(
             "exit: {code}\n--- stdout\n{}--- stderr\n{}",
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
-        ))
+        )))
     }
+}
+
+/// `text` with every duration `DIGITS.DIGITS s` replaced by `[s] s`.
+pub fn redact_durations(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
+        if starts {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j < b.len() && b[j] == b'.' {
+                let mut k = j + 1;
+                while k < b.len() && b[k].is_ascii_digit() {
+                    k += 1;
+                }
+                if k > j + 1
+                    && b[k..].starts_with(b" s")
+                    && !b.get(k + 2).is_some_and(u8::is_ascii_alphanumeric)
+                {
+                    out.push_str(&text[copied..i]);
+                    out.push_str("[s]");
+                    copied = k;
+                    i = k;
+                    continue;
+                }
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    out.push_str(&text[copied..]);
+    out
 }
