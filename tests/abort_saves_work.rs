@@ -763,3 +763,35 @@ fn an_interrupted_checkout_abort_is_finished_by_aborting_again() {
     assert_eq!(std::fs::read(co2.join("a.txt")).unwrap(), b"edited\n");
     assert_eq!(std::fs::read(co2.join("d/b.txt")).unwrap(), b"b\n");
 }
+
+/// A manifest excluding `target/` with one obligation that always passes.
+const MANIFEST_EXCLUDING_TARGET: &[u8] = br#"{"schema":"genesis/manifest-v0.1","exclude":["target/"],"obligations":[{"id":"ok","run":["true"]}]}"#;
+
+/// Files beside [`MANIFEST_EXCLUDING_TARGET`].
+const A_AND_KEEP_FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n"), ("keep/me.txt", b"mine\n")];
+
+#[test]
+fn in_place_abort_leaves_another_sessions_applied_change() {
+    let d = workspace(MANIFEST_EXCLUDING_TARGET, A_AND_KEEP_FILES);
+    let r = d.path();
+    std::fs::write(r.join("c.txt"), b"orig\n").unwrap();
+    ok(&run_in(r, &["open", "--session", "a", "--in-place"]));
+    verified_session(
+        r,
+        "b",
+        b"--- a/c.txt\n+++ b/c.txt\n@@ -1 +1 @@\n-orig\n+fromB\n",
+    );
+    ok(&run_in(r, &["apply", "b"]));
+    std::fs::write(r.join("a.txt"), b"agent edit\n").unwrap();
+    ok(&run_in(r, &["abort", "a"]));
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"a\n",
+        "the agent's edit is undone"
+    );
+    assert_eq!(
+        std::fs::read(r.join("c.txt")).unwrap(),
+        b"fromB\n",
+        "b's applied change stays"
+    );
+}

@@ -603,3 +603,33 @@ fn a_failing_pre_command_fails_the_execution() {
     let out = ok_json(&s.bpt(&fixture("retry")));
     assert_eq!(out["status"], "ready");
 }
+
+/// A manifest excluding `target/` with one obligation that always passes.
+const MANIFEST_EXCLUDING_TARGET: &[u8] = br#"{"schema":"genesis/manifest-v0.1","exclude":["target/"],"obligations":[{"id":"ok","run":["true"]}]}"#;
+
+/// Files beside [`MANIFEST_EXCLUDING_TARGET`].
+const A_AND_KEEP_FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n"), ("keep/me.txt", b"mine\n")];
+
+#[test]
+fn a_sensitive_value_too_short_to_redact_is_refused() {
+    let d = workspace(MANIFEST_EXCLUDING_TARGET, A_AND_KEEP_FILES);
+    let mut req: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::repo_root().join("testdata/bpt/start.json")).unwrap(),
+    )
+    .unwrap();
+    let vars = req["environment"]["variables"].as_array_mut().unwrap();
+    vars.push(serde_json::json!({"key": "SHORT", "value": "bpt", "sensitive": true}));
+    let f = d.path().join("req.json");
+    std::fs::write(&f, req.to_string()).unwrap();
+    let o = run_in(
+        d.path(),
+        &["--worker-id", "worker-test", "bpt", f.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("SHORT is marked sensitive but its value has fewer than 8 characters"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.path().join(".genesis").exists());
+}

@@ -4,7 +4,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use common::*;
 
@@ -435,4 +435,70 @@ fn duplicate_obligation_ids_are_refused() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A manifest excluding `target/` with one obligation that always passes.
+const MANIFEST_EXCLUDING_TARGET: &[u8] = br#"{"schema":"genesis/manifest-v0.1","exclude":["target/"],"obligations":[{"id":"ok","run":["true"]}]}"#;
+
+/// Files beside [`MANIFEST_EXCLUDING_TARGET`].
+const A_AND_KEEP_FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n"), ("keep/me.txt", b"mine\n")];
+
+#[test]
+fn hand_edited_verification_does_not_pass_apply() {
+    let d = workspace(MANIFEST_EXCLUDING_TARGET, A_AND_KEEP_FILES);
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "f"]));
+    let diff = b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    ok(&common::genesis()
+        .current_dir(r)
+        .args(["patch", "f", "-"])
+        .write_stdin(diff.to_vec())
+        .output()
+        .unwrap());
+    let p = r.join(".genesis/sessions/f.json");
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+    doc["verification"] = serde_json::json!({
+        "snapshot": doc["current_snapshot"], "acceptance": "a".repeat(64), "obligations_ok": true
+    });
+    std::fs::write(&p, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let o = run_in(r, &["apply", "f"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("acceptance record"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(r.join("a.txt")).unwrap(), b"a\n");
+}
+
+#[test]
+fn interrupting_verify_kills_the_obligation() {
+    let d = tempfile::tempdir().unwrap();
+    let marker = d
+        .path()
+        .join("..")
+        .join(format!("int-marker-{}", std::process::id()));
+    let script = format!("sleep 2; touch {}", marker.display());
+    let manifest = serde_json::json!({"schema": "genesis/manifest-v0.1",
+        "obligations": [{"id": "slow", "run": ["sh", "-c", script], "timeout_s": 60}]});
+    write_tree(
+        d.path(),
+        &[("genesis.json", manifest.to_string().as_bytes())],
+    );
+    ok(&run_in(d.path(), &["open", "--session", "i"]));
+    let bin = assert_cmd::cargo::cargo_bin("genesis");
+    let child = Command::new(bin)
+        .current_dir(d.path())
+        .args(["verify", "i"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted while obligation slow ran"));
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(!marker.exists(), "the obligation was killed");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join(".genesis/sessions/i.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["verification"], serde_json::Value::Null);
 }

@@ -82,3 +82,11 @@ pub fn identity(dir: &Path) -> String {
 pub fn snapshot_doc(dir: &Path) -> Value {
     serde_json::from_str(&ok(&run_in(dir, &["snapshot", "--no-store"]))).unwrap()
 }
+
+/// Opens session `id` in `root`, records `diff` (from standard input) and verifies it,
+/// asserting exit 0 at each step.
+pub fn verified_session(root: &Path, id: &str, diff: &[u8]) {
+    ok(&run_in(root, &["open", "--session", id]));
+    ok(&super::cli::patch_stdin(root, id, diff));
+    ok(&run_in(root, &["verify", id]));
+}
