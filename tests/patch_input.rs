@@ -24,12 +24,7 @@ fn patch_may_not_leave_paths_that_snapshots_leave_out() {
         "target/foo (its directory target/ is excluded by the manifest)",
         "a.txt (ignored by .gitignore)",
     ]) {
-        let o = common::genesis()
-            .current_dir(r)
-            .args(["patch", "e", "-"])
-            .write_stdin(diff.to_vec())
-            .output()
-            .unwrap();
+        let o = run_stdin(r, &["patch", "e", "-"], diff);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains(expect), "{}", stderr(&o));
     }
@@ -45,21 +40,11 @@ fn diff_run_output_between_differently_named_directories_applies() {
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "ru"]));
     let diff = b"diff -ruN old/a.txt new/a.txt\n--- old/a.txt\t2026-11-30 06:00:00.000000000 +0000\n+++ new/a.txt\t2026-11-30 06:01:00.000000000 +0000\n@@ -1 +1 @@\n-a\n+A\n";
-    let o = common::genesis()
-        .current_dir(r)
-        .args(["patch", "ru", "-"])
-        .write_stdin(diff.to_vec())
-        .output()
-        .unwrap();
+    let o = run_stdin(r, &["patch", "ru", "-"], diff);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).starts_with("M\ta.txt\n"), "{}", stdout(&o));
     // An empty hunk is a corrupt patch.
     let empty = b"--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +0,0 @@\n";
-    let o = common::genesis()
-        .current_dir(r)
-        .args(["patch", "ru", "-"])
-        .write_stdin(empty.to_vec())
-        .output()
-        .unwrap();
+    let o = run_stdin(r, &["patch", "ru", "-"], empty);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

@@ -449,12 +449,7 @@ fn hand_edited_verification_does_not_pass_apply() {
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "f"]));
     let diff = b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
-    ok(&common::genesis()
-        .current_dir(r)
-        .args(["patch", "f", "-"])
-        .write_stdin(diff.to_vec())
-        .output()
-        .unwrap());
+    ok(&run_stdin(r, &["patch", "f", "-"], diff));
     let p = r.join(".genesis/sessions/f.json");
     let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
     doc["verification"] = serde_json::json!({

@@ -9,15 +9,6 @@ use std::os::unix::ffi::OsStrExt;
 
 use common::*;
 
-fn paths(doc: &serde_json::Value) -> Vec<String> {
-    doc["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 #[test]
 fn hidden_files_are_included_with_exact_hashes() {
     let d = tempfile::tempdir().unwrap();
@@ -26,7 +17,7 @@ fn hidden_files_are_included_with_exact_hashes() {
         &[(".hidden", b"h\n"), ("a.txt", b"a\n"), (".dir/x", b"x")],
     );
     let doc = snapshot_doc(d.path());
-    assert_eq!(paths(&doc), [".dir/x", ".hidden", "a.txt"]);
+    assert_eq!(snapshot_paths(&doc), [".dir/x", ".hidden", "a.txt"]);
     // sha256("a\n")
     assert_eq!(
         doc["files"][2]["blob"],
@@ -59,7 +50,7 @@ fn gitignore_is_honoured_without_a_git_directory() {
     );
     let doc = snapshot_doc(d.path());
     assert_eq!(
-        paths(&doc),
+        snapshot_paths(&doc),
         [
             ".genesisignore",
             ".gitignore",
@@ -76,7 +67,7 @@ fn gitignore_above_the_root_is_not_read() {
     let d = tempfile::tempdir().unwrap();
     write_tree(d.path(), &[(".gitignore", b"*.txt\n"), ("ws/a.txt", b"a")]);
     let doc = snapshot_doc(&d.path().join("ws"));
-    assert_eq!(paths(&doc), ["a.txt"]);
+    assert_eq!(snapshot_paths(&doc), ["a.txt"]);
 }
 
 #[test]
@@ -93,7 +84,7 @@ fn git_directories_are_never_included() {
         ],
     );
     let doc = snapshot_doc(d.path());
-    assert_eq!(paths(&doc), [".gitmodules", "sub/file"]);
+    assert_eq!(snapshot_paths(&doc), [".gitmodules", "sub/file"]);
 }
 
 #[test]
@@ -105,7 +96,7 @@ fn store_directory_is_left_out() {
     let o = run_in(d.path(), &["snapshot", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(paths(&v["snapshot"]), ["a", "genesis.json"]);
+    assert_eq!(snapshot_paths(&v["snapshot"]), ["a", "genesis.json"]);
     assert_eq!(v["stored"], true);
     assert_eq!(v["blobs_added"], 2);
     // The same tree, hashed purely, has the same identity.
@@ -133,7 +124,7 @@ fn symlinks_fifos_are_left_out_and_reported() {
     let o = run_in(r, &["snapshot", "--no-store", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(paths(&v["snapshot"]), [".gitignore", "real/f.txt"]);
+    assert_eq!(snapshot_paths(&v["snapshot"]), [".gitignore", "real/f.txt"]);
     assert_eq!(
         v["skipped"],
         serde_json::json!([
@@ -167,7 +158,7 @@ fn non_utf8_name_is_an_error_unless_ignored() {
     assert!(o.stdout.is_empty());
     std::fs::write(r.join(".genesisignore"), b"bad-*\n").unwrap();
     let doc = snapshot_doc(r);
-    assert_eq!(paths(&doc), [".genesisignore", "ok"]);
+    assert_eq!(snapshot_paths(&doc), [".genesisignore", "ok"]);
 }
 
 #[test]
@@ -251,7 +242,7 @@ fn manifest_exclude_globs_apply() {
         ],
     );
     let doc = snapshot_doc(d.path());
-    assert_eq!(paths(&doc), ["genesis.json", "src/lib.rs"]);
+    assert_eq!(snapshot_paths(&doc), ["genesis.json", "src/lib.rs"]);
 }
 
 #[test]

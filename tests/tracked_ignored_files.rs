@@ -67,15 +67,8 @@ fn document(identity: &str, entries: &[String]) -> String {
 }
 
 fn paths_of(dir: &Path) -> Vec<String> {
-    let o = run_in(dir, &["--json", "snapshot", "--no-store"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    v["snapshot"]["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap().to_owned())
-        .collect()
+    let v = ok_json(&run_in(dir, &["--json", "snapshot", "--no-store"]));
+    snapshot_paths(&v["snapshot"])
 }
 
 #[test]

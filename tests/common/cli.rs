@@ -87,3 +87,11 @@ pub fn json_lines(path: &Path) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }
+
+/// A git-style diff that creates `path` holding the one line `x`.
+pub fn new_file_diff(path: &str) -> Vec<u8> {
+    format!(
+        "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
+    )
+    .into_bytes()
+}

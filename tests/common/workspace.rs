@@ -90,3 +90,13 @@ pub fn verified_session(root: &Path, id: &str, diff: &[u8]) {
     ok(&super::cli::patch_stdin(root, id, diff));
     ok(&run_in(root, &["verify", id]));
 }
+
+/// The `path` of every entry of a snapshot document's `files`, in order.
+pub fn snapshot_paths(doc: &Value) -> Vec<String> {
+    doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect()
+}
