@@ -17,3 +17,17 @@ pub fn sample_steps(n: usize, stride: usize) -> Vec<usize> {
         .filter(|&i| i <= 3 || i + 3 > n || i % stride == 1 || i % (stride + 1) == 2)
         .collect()
 }
+
+/// `items` when [`exhaustive`], otherwise every `every`-th of them (the first, the
+/// `every + 1`-th, …): the real-input suites check each chosen item fully either way.
+pub fn sample_items<T>(items: Vec<T>, every: usize) -> Vec<T> {
+    if exhaustive() || every <= 1 {
+        return items;
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % every == 0)
+        .map(|(_, x)| x)
+        .collect()
+}
