@@ -15,6 +15,7 @@ pub mod abort;
 pub mod apply;
 pub mod bpt;
 pub mod check;
+pub mod clock;
 pub mod diff;
 pub mod engine;
 pub mod events;

@@ -51,9 +51,10 @@ impl SessionId {
         Ok(SessionId(s.to_owned()))
     }
 
-    /// A fresh UUIDv7 (time-ordered), for example `01936f3e-…`.
+    /// A fresh UUIDv7 (time-ordered), for example `01936f3e-…`, from [`crate::clock::uuid7`]
+    /// (`GENESIS_TIMESTAMP` and `GENESIS_RANDOMNESS_SEED` pin it).
     pub fn generate() -> Self {
-        SessionId(uuid::Uuid::now_v7().to_string())
+        SessionId(crate::clock::uuid7().to_string())
     }
 
     /// The id as a string.

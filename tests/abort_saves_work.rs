@@ -7,22 +7,10 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 use sha2::Digest as _;
 
 const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#;
-
-fn ws(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let t = tempfile::tempdir().unwrap();
-    write_tree(t.path(), &[("genesis.json", MANIFEST)]);
-    write_tree(t.path(), files);
-    t
-}
-
-fn ok(o: &std::process::Output) -> String {
-    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(o), stderr(o));
-    stdout(o)
-}
 
 fn open_in_place(root: &Path) -> String {
     let o = run_in(root, &["open", "--session", "s", "--in-place"]);
@@ -39,17 +27,9 @@ fn stored(root: &Path, data: &[u8]) -> bool {
     store.has_object(&sha(data).parse().unwrap())
 }
 
-fn status_of(root: &Path, id: &str) -> String {
-    let doc: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(root.join(format!(".genesis/sessions/{id}.json"))).unwrap(),
-    )
-    .unwrap();
-    doc["status"].as_str().unwrap().to_owned()
-}
-
 #[test]
 fn in_place_abort_saves_unrecorded_edits_and_new_files_and_restore_brings_them_back() {
-    let t = ws(&[("app.py", b"app\n")]);
+    let t = workspace(MANIFEST, &[("app.py", b"app\n")]);
     let root = t.path();
     let id = open_in_place(root);
     std::fs::write(root.join("app.py"), b"v2\n").unwrap();
@@ -70,7 +50,7 @@ fn in_place_abort_saves_unrecorded_edits_and_new_files_and_restore_brings_them_b
     assert_eq!(std::fs::read(root.join("app.py")).unwrap(), b"app\n");
     assert!(!root.join("out").exists());
     assert!(stored(root, b"v2\ntweak\n") && stored(root, b"data\n"));
-    assert_eq!(status_of(root, &id), "aborted");
+    assert_eq!(session_status(root, &id), "aborted");
     let out = ok(&run_in(root, &["status", &id]));
     assert!(
         out.contains("saved by abort: 2 file(s) no patch recorded; `genesis restore s` brings them back\n  app.py (9 bytes)\n  out/result.jsonl (5 bytes)\n"),
@@ -94,10 +74,13 @@ fn in_place_abort_saves_unrecorded_edits_and_new_files_and_restore_brings_them_b
 
 #[test]
 fn in_place_abort_never_touches_a_file_the_base_left_out() {
-    let t = ws(&[
-        (".gitignore", b"secret.env\n"),
-        ("secret.env", b"TOKEN=x\n"),
-    ]);
+    let t = workspace(
+        MANIFEST,
+        &[
+            (".gitignore", b"secret.env\n"),
+            ("secret.env", b"TOKEN=x\n"),
+        ],
+    );
     let root = t.path();
     let id = open_in_place(root);
     std::fs::write(root.join(".gitignore"), b"").unwrap();
@@ -114,7 +97,7 @@ fn in_place_abort_never_touches_a_file_the_base_left_out() {
 
 #[test]
 fn a_member_hidden_by_a_new_ignore_rule_is_saved_before_it_is_overwritten() {
-    let t = ws(&[("notes.txt", b"base\n")]);
+    let t = workspace(MANIFEST, &[("notes.txt", b"base\n")]);
     let root = t.path();
     let id = open_in_place(root);
     std::fs::write(root.join(".gitignore"), b"notes.txt\n").unwrap();
@@ -141,7 +124,7 @@ fn a_member_hidden_by_a_new_ignore_rule_is_saved_before_it_is_overwritten() {
 
 #[test]
 fn abort_dry_run_lists_and_changes_nothing() {
-    let t = ws(&[("a.txt", b"a\n"), ("b.txt", b"b\n")]);
+    let t = workspace(MANIFEST, &[("a.txt", b"a\n"), ("b.txt", b"b\n")]);
     let root = t.path();
     let id = open_in_place(root);
     std::fs::write(root.join("a.txt"), b"recorded\n").unwrap();
@@ -156,7 +139,7 @@ fn abort_dry_run_lists_and_changes_nothing() {
         out,
         "abort s would change 3 path(s):\n  restore a.txt\n  create  b.txt\n  delete  c.txt  (unrecorded: saved first)\n"
     );
-    assert_eq!(status_of(root, &id), "open");
+    assert_eq!(session_status(root, &id), "open");
     assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"recorded\n");
     assert_eq!(std::fs::read(root.join("c.txt")).unwrap(), b"new\n");
     assert!(!root.join("b.txt").exists());
@@ -168,7 +151,7 @@ fn abort_dry_run_lists_and_changes_nothing() {
 
 #[test]
 fn restore_refuses_a_path_changed_since_the_abort_and_writes_nothing() {
-    let t = ws(&[("app.py", b"app\n")]);
+    let t = workspace(MANIFEST, &[("app.py", b"app\n")]);
     let root = t.path();
     let id = open_in_place(root);
     std::fs::write(root.join("app.py"), b"edit\n").unwrap();
@@ -198,7 +181,7 @@ fn restore_refuses_a_path_changed_since_the_abort_and_writes_nothing() {
 
 #[test]
 fn restore_of_an_open_session_exits_3() {
-    let t = ws(&[("a", b"a\n")]);
+    let t = workspace(MANIFEST, &[("a", b"a\n")]);
     let root = t.path();
     let id = open_in_place(root);
     let o = run_in(root, &["restore", &id]);
@@ -211,7 +194,10 @@ fn restore_of_an_open_session_exits_3() {
 
 #[test]
 fn checkout_abort_saves_edits_and_keeps_ignored_files() {
-    let t = ws(&[(".gitignore", b"target/\n"), ("app.py", b"app\n")]);
+    let t = workspace(
+        MANIFEST,
+        &[(".gitignore", b"target/\n"), ("app.py", b"app\n")],
+    );
     let root = t.path();
     let other = tempfile::tempdir().unwrap();
     let co = other.path().join("co");
@@ -254,7 +240,7 @@ fn checkout_abort_saves_edits_and_keeps_ignored_files() {
 
 #[test]
 fn checkout_abort_with_only_members_removes_the_directory() {
-    let t = ws(&[("a.txt", b"a\n")]);
+    let t = workspace(MANIFEST, &[("a.txt", b"a\n")]);
     let root = t.path();
     let other = tempfile::tempdir().unwrap();
     let co = other.path().join("co");
@@ -272,7 +258,7 @@ fn checkout_abort_with_only_members_removes_the_directory() {
 
 #[test]
 fn abort_refuses_to_empty_a_directory_holding_an_ignored_file() {
-    let t = ws(&[(".gitignore", b"*.log\n"), ("conf", b"file\n")]);
+    let t = workspace(MANIFEST, &[(".gitignore", b"*.log\n"), ("conf", b"file\n")]);
     let root = t.path();
     let id = open_in_place(root);
     std::fs::remove_file(root.join("conf")).unwrap();
@@ -288,7 +274,7 @@ fn abort_refuses_to_empty_a_directory_holding_an_ignored_file() {
     );
     assert_eq!(std::fs::read(root.join("conf/a.txt")).unwrap(), b"a\n");
     assert_eq!(std::fs::read(root.join("conf/run.log")).unwrap(), b"log\n");
-    assert_eq!(status_of(root, &id), "open");
+    assert_eq!(session_status(root, &id), "open");
 }
 
 /// A crash at every step of an in-place abort that saves files: after `recover`, the session
@@ -296,7 +282,7 @@ fn abort_refuses_to_empty_a_directory_holding_an_ignored_file() {
 /// `restore` brings them back), or it is still open with the workspace as the agent left it.
 #[test]
 fn in_place_abort_with_saved_files_survives_a_crash_at_every_step() {
-    let t = ws(&[("a.txt", b"a\n"), ("dir/b.txt", b"b\n")]);
+    let t = workspace(MANIFEST, &[("a.txt", b"a\n"), ("dir/b.txt", b"b\n")]);
     let root = t.path();
     let id = open_in_place(root);
     std::fs::write(root.join("a.txt"), b"recorded\n").unwrap();
@@ -346,7 +332,7 @@ fn in_place_abort_with_saved_files_survives_a_crash_at_every_step() {
             .unwrap();
         assert_eq!(o.status.code(), None, "step {n}");
         ok(&run_in(&run, &["recover"]));
-        if status_of(&run, &id) == "aborted" {
+        if session_status(&run, &id) == "aborted" {
             aborted += 1;
             assert_eq!(
                 std::fs::read(run.join("a.txt")).unwrap(),
@@ -365,7 +351,7 @@ fn in_place_abort_with_saved_files_survives_a_crash_at_every_step() {
             assert_eq!(std::fs::read(run.join("dir/new.txt")).unwrap(), b"new\n");
         } else {
             open += 1;
-            assert_eq!(status_of(&run, &id), "open", "step {n}");
+            assert_eq!(session_status(&run, &id), "open", "step {n}");
             assert_eq!(
                 std::fs::read(run.join("a.txt")).unwrap(),
                 b"recorded\nunrecorded\n",
@@ -382,7 +368,7 @@ fn in_place_abort_with_saved_files_survives_a_crash_at_every_step() {
 /// the checkout back whatever part of it the crash left.
 #[test]
 fn checkout_abort_survives_a_crash_at_every_step() {
-    let t = ws(&[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
+    let t = workspace(MANIFEST, &[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
     let root = t.path();
     let scratch = tempfile::tempdir().unwrap();
     let template = scratch.path().join("template");
@@ -446,14 +432,14 @@ fn checkout_abort_survives_a_crash_at_every_step() {
             .unwrap();
         assert_eq!(o.status.code(), None, "step {n}");
         ok(&run_in(&tws, &["recover"]));
-        if status_of(&tws, "c") == "aborted" {
+        if session_status(&tws, "c") == "aborted" {
             assert!(
                 stored(&tws, b"edited\n") && stored(&tws, b"new\n"),
                 "step {n}"
             );
             ok(&run_in(&tws, &["restore", "c"]));
         } else {
-            assert_eq!(status_of(&tws, "c"), "open", "step {n}");
+            assert_eq!(session_status(&tws, "c"), "open", "step {n}");
         }
         assert_eq!(
             std::fs::read(co.join("a.txt")).unwrap(),
@@ -506,7 +492,7 @@ fn step_named(root: &Path, args: &[&str], prefix: &str) -> usize {
 
 #[test]
 fn checkout_abort_never_follows_a_link_or_takes_another_sessions_checkout() {
-    let t = ws(&[("a.txt", b"a\n"), ("src/main.py", b"m\n")]);
+    let t = workspace(MANIFEST, &[("a.txt", b"a\n"), ("src/main.py", b"m\n")]);
     let root = t.path();
     let other = tempfile::tempdir().unwrap();
     let co = other.path().join("co");
@@ -522,7 +508,7 @@ fn checkout_abort_never_follows_a_link_or_takes_another_sessions_checkout() {
     assert!(stderr(&o).contains("the checkout directory is now a link or a file"));
     assert_eq!(std::fs::read(root.join("src/main.py")).unwrap(), b"m\n");
     assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"a\n");
-    assert_eq!(status_of(root, "c"), "open");
+    assert_eq!(session_status(root, "c"), "open");
     // The checkout path reused by a second open session.
     std::fs::remove_file(&co).unwrap();
     ok(&run_in(
@@ -541,7 +527,7 @@ fn a_refused_abort_or_restore_leaves_no_journal_and_changes_nothing() {
     // A directory replaced by a file that a new ignore rule hides, and a directory replaced
     // by a link: abort cannot put the base back through them.
     for kind in ["file", "link"] {
-        let t = ws(&[("a/b/c.txt", b"c\n")]);
+        let t = workspace(MANIFEST, &[("a/b/c.txt", b"c\n")]);
         let root = t.path();
         let id = open_in_place(root);
         std::fs::remove_dir_all(root.join("a/b")).unwrap();
@@ -559,7 +545,7 @@ fn a_refused_abort_or_restore_leaves_no_journal_and_changes_nothing() {
         }
         assert!(!root.join(".genesis/journal/s.json").exists(), "{kind}");
         ok(&run_in(root, &["status", &id]));
-        assert_eq!(status_of(root, &id), "open");
+        assert_eq!(session_status(root, &id), "open");
         if kind == "file" {
             assert_eq!(
                 std::fs::read(root.join("a/b")).unwrap(),
@@ -569,7 +555,7 @@ fn a_refused_abort_or_restore_leaves_no_journal_and_changes_nothing() {
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     }
     // restore with a file where a saved file's directory must be.
-    let t = ws(&[("a.txt", b"a\n")]);
+    let t = workspace(MANIFEST, &[("a.txt", b"a\n")]);
     let root = t.path();
     let id = open_in_place(root);
     std::fs::create_dir(root.join("out")).unwrap();
@@ -590,7 +576,7 @@ fn a_refused_abort_or_restore_leaves_no_journal_and_changes_nothing() {
 
 #[test]
 fn a_session_applied_before_this_one_opened_does_not_shield_its_paths_from_abort() {
-    let t = ws(&[("sec", b"s\n"), ("g", b"g\n")]);
+    let t = workspace(MANIFEST, &[("sec", b"s\n"), ("g", b"g\n")]);
     let root = t.path();
     ok(&run_in(root, &["open", "--session", "a", "--in-place"]));
     std::fs::write(root.join("sec"), b"s2\n").unwrap();
@@ -612,7 +598,10 @@ fn a_session_applied_before_this_one_opened_does_not_shield_its_paths_from_abort
 
 #[test]
 fn a_path_another_session_applied_while_this_one_was_open_is_left_alone() {
-    let t = ws(&[("shared.txt", b"base\n"), ("mine.txt", b"base\n")]);
+    let t = workspace(
+        MANIFEST,
+        &[("shared.txt", b"base\n"), ("mine.txt", b"base\n")],
+    );
     let root = t.path();
     let other = tempfile::tempdir().unwrap();
     let co = other.path().join("co");
@@ -636,7 +625,7 @@ fn a_path_another_session_applied_while_this_one_was_open_is_left_alone() {
 
 #[test]
 fn roll_forward_saves_a_file_written_after_the_crash() {
-    let t = ws(&[("app.py", b"app\n")]);
+    let t = workspace(MANIFEST, &[("app.py", b"app\n")]);
     let id = open_in_place(t.path());
     std::fs::write(t.path().join("app.py"), b"agent\n").unwrap();
     // Crash just after the journal is durable (the first staging step). The step is counted
@@ -686,7 +675,7 @@ fn roll_forward_saves_a_file_written_after_the_crash() {
 #[test]
 fn restore_gives_back_the_saved_permission_bits() {
     use std::os::unix::fs::PermissionsExt;
-    let t = ws(&[("a.txt", b"a\n")]);
+    let t = workspace(MANIFEST, &[("a.txt", b"a\n")]);
     let root = t.path();
     let id = open_in_place(root);
     std::fs::write(root.join("key.pem"), b"secret\n").unwrap();
@@ -707,7 +696,7 @@ fn restore_gives_back_the_saved_permission_bits() {
 
 #[test]
 fn an_interrupted_checkout_abort_is_finished_by_aborting_again() {
-    let t = ws(&[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
+    let t = workspace(MANIFEST, &[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
     let root = t.path();
     let other = tempfile::tempdir().unwrap();
     let co = other.path().join("co");
@@ -741,7 +730,7 @@ fn an_interrupted_checkout_abort_is_finished_by_aborting_again() {
     assert!(unlinks.len() >= 3, "{text}");
     // EIO at the second unlink of the checkout's files, on a fresh pair: the session is
     // aborted, with the saved list, and some files are still in the checkout.
-    let t2 = ws(&[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
+    let t2 = workspace(MANIFEST, &[("a.txt", b"a\n"), ("d/b.txt", b"b\n")]);
     let root2 = t2.path();
     let co2 = other.path().join("co2");
     ok(&run_in(
@@ -762,7 +751,7 @@ fn an_interrupted_checkout_abort_is_finished_by_aborting_again() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert_eq!(status_of(root2, "c"), "aborted");
+    assert_eq!(session_status(root2, "c"), "aborted");
     assert!(co2.exists());
     let o = run_in(root2, &["abort", "c"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -773,4 +762,36 @@ fn an_interrupted_checkout_abort_is_finished_by_aborting_again() {
     ok(&run_in(root2, &["restore", "c"]));
     assert_eq!(std::fs::read(co2.join("a.txt")).unwrap(), b"edited\n");
     assert_eq!(std::fs::read(co2.join("d/b.txt")).unwrap(), b"b\n");
+}
+
+/// A manifest excluding `target/` with one obligation that always passes.
+const MANIFEST_EXCLUDING_TARGET: &[u8] = br#"{"schema":"genesis/manifest-v0.1","exclude":["target/"],"obligations":[{"id":"ok","run":["true"]}]}"#;
+
+/// Files beside [`MANIFEST_EXCLUDING_TARGET`].
+const A_AND_KEEP_FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n"), ("keep/me.txt", b"mine\n")];
+
+#[test]
+fn in_place_abort_leaves_another_sessions_applied_change() {
+    let d = workspace(MANIFEST_EXCLUDING_TARGET, A_AND_KEEP_FILES);
+    let r = d.path();
+    std::fs::write(r.join("c.txt"), b"orig\n").unwrap();
+    ok(&run_in(r, &["open", "--session", "a", "--in-place"]));
+    verified_session(
+        r,
+        "b",
+        b"--- a/c.txt\n+++ b/c.txt\n@@ -1 +1 @@\n-orig\n+fromB\n",
+    );
+    ok(&run_in(r, &["apply", "b"]));
+    std::fs::write(r.join("a.txt"), b"agent edit\n").unwrap();
+    ok(&run_in(r, &["abort", "a"]));
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"a\n",
+        "the agent's edit is undone"
+    );
+    assert_eq!(
+        std::fs::read(r.join("c.txt")).unwrap(),
+        b"fromB\n",
+        "b's applied change stays"
+    );
 }

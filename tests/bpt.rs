@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{genesis, load, stderr, stdout, validator, write_tree};
+use common::*;
 use genesis::events::Dialect;
 use serde_json::Value;
 
@@ -104,16 +104,6 @@ fn fixture(name: &str) -> Value {
     load(&format!("testdata/bpt/{name}.json"))
 }
 
-fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\nstderr: {}", stdout(o), stderr(o)))
-}
-
-fn ok(o: &Output) -> Value {
-    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(o), stderr(o));
-    json_out(o)
-}
-
 fn resume(mut req: Value, worktree: &Path) -> Value {
     req["resume"]["worktreePath"] = worktree.to_str().unwrap().into();
     req
@@ -159,7 +149,7 @@ fn types(lines: &[Value]) -> Vec<&str> {
 fn start_continue_approve_applies_with_gapless_sequence() {
     let s = Setup::new(MANIFEST);
     // START: a worktree outside the workspace, pre command run in it.
-    let out = ok(&s.bpt(&fixture("start")));
+    let out = ok_json(&s.bpt(&fixture("start")));
     assert_eq!(out["status"], "ready");
     let worktree = PathBuf::from(out["worktree"].as_str().unwrap());
     assert_eq!(worktree, s.work_root().join("demo-task-42-exec-1"));
@@ -187,7 +177,7 @@ fn start_continue_approve_applies_with_gapless_sequence() {
     write_tree(&worktree, &[("notes/new.txt", b"new file\n")]);
 
     // CONTINUE: records and verifies (the manifest's obligation and commands.post).
-    let out = ok(&s.bpt(&resume(fixture("continue"), &worktree)));
+    let out = ok_json(&s.bpt(&resume(fixture("continue"), &worktree)));
     assert_eq!(out["status"], "verified", "{out}");
     assert_eq!(out["session"], session.as_str());
     assert_eq!(out["filesChanged"], 2);
@@ -221,7 +211,7 @@ fn start_continue_approve_applies_with_gapless_sequence() {
     // APPROVE applies.
     let mut approve = resume(fixture("approve"), &worktree);
     approve["interaction"]["id"] = interaction.as_str().into();
-    let out = ok(&s.bpt(&approve));
+    let out = ok_json(&s.bpt(&approve));
     assert_eq!(out["status"], "applied");
     assert_eq!(
         std::fs::read(s.ws.join("greeting.txt")).unwrap(),
@@ -258,12 +248,12 @@ fn start_continue_approve_applies_with_gapless_sequence() {
 #[test]
 fn retry_aborts_the_previous_session_and_opens_a_fresh_worktree() {
     let s = Setup::new(MANIFEST);
-    let first = ok(&s.bpt(&fixture("start")));
+    let first = ok_json(&s.bpt(&fixture("start")));
     let first_session = first["session"].as_str().unwrap().to_owned();
     let first_tree = PathBuf::from(first["worktree"].as_str().unwrap());
     std::fs::write(first_tree.join("scratch.txt"), b"agent was here\n").unwrap();
 
-    let out = ok(&s.bpt(&fixture("retry")));
+    let out = ok_json(&s.bpt(&fixture("retry")));
     assert_eq!(out["status"], "ready");
     assert_eq!(out["previousSession"], first_session.as_str());
     let session = out["session"].as_str().unwrap();
@@ -300,7 +290,7 @@ fn retry_aborts_the_previous_session_and_opens_a_fresh_worktree() {
     let mut cont = resume(fixture("continue"), &tree);
     cont["scope"]["executionId"] = "exec-2".into();
     cont["scope"]["attempt"] = 2.into();
-    let out = ok(&s.bpt(&cont));
+    let out = ok_json(&s.bpt(&cont));
     assert_eq!(out["status"], "verified");
     check_events(&s.events());
 }
@@ -514,7 +504,7 @@ fn sensitive_values_never_appear_anywhere() {
 #[test]
 fn deny_aborts_and_bad_worktree_paths_are_refused() {
     let s = Setup::new(MANIFEST);
-    let out = ok(&s.bpt(&fixture("start")));
+    let out = ok_json(&s.bpt(&fixture("start")));
     let session = out["session"].as_str().unwrap().to_owned();
     let worktree = PathBuf::from(out["worktree"].as_str().unwrap());
     std::fs::write(worktree.join("greeting.txt"), b"hello\n").unwrap();
@@ -556,12 +546,12 @@ fn deny_aborts_and_bad_worktree_paths_are_refused() {
     // A link inside the work root that resolves to the worktree is accepted.
     let good_link = s.work_root().join("current");
     std::os::unix::fs::symlink(&worktree, &good_link).unwrap();
-    let out = ok(&s.bpt(&resume(fixture("continue"), &good_link)));
+    let out = ok_json(&s.bpt(&resume(fixture("continue"), &good_link)));
     assert_eq!(out["status"], "verified");
 
     // DENY aborts: the workspace is untouched, the worktree removed.
     let deny = resume(fixture("deny"), &worktree);
-    let out = ok(&s.bpt(&deny));
+    let out = ok_json(&s.bpt(&deny));
     assert_eq!(out["status"], "aborted");
     assert_eq!(s.session_status(&session), "aborted");
     assert_eq!(std::fs::read(s.ws.join("greeting.txt")).unwrap(), b"hi\n");
@@ -610,6 +600,36 @@ fn a_failing_pre_command_fails_the_execution() {
     assert_eq!(last["payload"]["status"], "FAILED");
     assert_eq!(last["payload"]["errorCode"], "pre-command-failed");
     // RETRY starts over.
-    let out = ok(&s.bpt(&fixture("retry")));
+    let out = ok_json(&s.bpt(&fixture("retry")));
     assert_eq!(out["status"], "ready");
+}
+
+/// A manifest excluding `target/` with one obligation that always passes.
+const MANIFEST_EXCLUDING_TARGET: &[u8] = br#"{"schema":"genesis/manifest-v0.1","exclude":["target/"],"obligations":[{"id":"ok","run":["true"]}]}"#;
+
+/// Files beside [`MANIFEST_EXCLUDING_TARGET`].
+const A_AND_KEEP_FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n"), ("keep/me.txt", b"mine\n")];
+
+#[test]
+fn a_sensitive_value_too_short_to_redact_is_refused() {
+    let d = workspace(MANIFEST_EXCLUDING_TARGET, A_AND_KEEP_FILES);
+    let mut req: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::repo_root().join("testdata/bpt/start.json")).unwrap(),
+    )
+    .unwrap();
+    let vars = req["environment"]["variables"].as_array_mut().unwrap();
+    vars.push(serde_json::json!({"key": "SHORT", "value": "bpt", "sensitive": true}));
+    let f = d.path().join("req.json");
+    std::fs::write(&f, req.to_string()).unwrap();
+    let o = run_in(
+        d.path(),
+        &["--worker-id", "worker-test", "bpt", f.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("SHORT is marked sensitive but its value has fewer than 8 characters"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.path().join(".genesis").exists());
 }

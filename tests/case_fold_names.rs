@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 const NFC: &str = "caf\u{e9}.txt";
 const NFD: &str = "cafe\u{301}.txt";

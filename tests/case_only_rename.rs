@@ -4,40 +4,16 @@
 
 mod common;
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 const MANIFEST: &[u8] =
     br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
 
-fn ws() -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    write_tree(
-        d.path(),
-        &[
-            ("genesis.json", MANIFEST),
-            ("readme.md", b"# title\nold line\n"),
-            ("docs/guide.md", b"guide\n"),
-        ],
-    );
-    d
-}
-
-fn code(o: &std::process::Output) -> Option<i32> {
-    o.status.code()
-}
-
-fn ok(o: &std::process::Output) {
-    assert_eq!(code(o), Some(0), "{}", stderr(o));
-}
-
-fn patch(dir: &std::path::Path, session: &str, text: &[u8]) -> std::process::Output {
-    common::genesis()
-        .current_dir(dir)
-        .args(["patch", session, "-"])
-        .write_stdin(text.to_vec())
-        .output()
-        .unwrap()
-}
+/// The workspace's files besides the manifest.
+const FILES: &[(&str, &[u8])] = &[
+    ("readme.md", b"# title\nold line\n"),
+    ("docs/guide.md", b"guide\n"),
+];
 
 /// The sorted list of regular files under `root` (the store left out), as `path=bytes`.
 fn files(root: &std::path::Path) -> Vec<String> {
@@ -61,10 +37,10 @@ const EDIT: &[u8] = b"diff --git a/readme.md b/README.md\nsimilarity index 80%\n
 
 #[test]
 fn pure_case_only_rename_applies() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "s"]));
-    let o = patch(r, "s", PURE);
+    let o = patch_stdin(r, "s", PURE);
     ok(&o);
     ok(&run_in(r, &["verify", "s"]));
     ok(&run_in(r, &["apply", "s"]));
@@ -82,10 +58,10 @@ fn pure_case_only_rename_applies() {
 
 #[test]
 fn case_only_rename_with_an_edit_applies() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "s"]));
-    ok(&patch(r, "s", EDIT));
+    ok(&patch_stdin(r, "s", EDIT));
     ok(&run_in(r, &["verify", "s"]));
     ok(&run_in(r, &["apply", "s"]));
     assert_eq!(
@@ -99,10 +75,10 @@ fn case_only_rename_with_an_edit_applies() {
 
 #[test]
 fn case_only_directory_rename_applies() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "s"]));
-    ok(&patch(
+    ok(&patch_stdin(
         r,
         "s",
         b"diff --git a/docs/guide.md b/Docs/guide.md\nsimilarity index 100%\nrename from docs/guide.md\nrename to Docs/guide.md\n",
@@ -115,12 +91,12 @@ fn case_only_directory_rename_applies() {
 
 #[test]
 fn a_new_name_beside_a_kept_one_is_still_refused() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "s"]));
     let before = std::fs::read(r.join(".genesis/sessions/s.json")).unwrap();
     // A new README.md while readme.md stays.
-    let o = patch(
+    let o = patch_stdin(
         r,
         "s",
         b"diff --git a/README.md b/README.md\nnew file mode 100644\n--- /dev/null\n+++ b/README.md\n@@ -0,0 +1 @@\n+x\n",
@@ -131,7 +107,7 @@ fn a_new_name_beside_a_kept_one_is_still_refused() {
         "genesis: error: patch refused, nothing recorded: patch line 1: path README.md would stand beside readme.md in the result; they differ only by case or Unicode normalisation, so they cannot both exist on a case-insensitive or normalising file system (macOS, Windows)\n"
     );
     // A new file in Docs/ while docs/ stays.
-    let o = patch(
+    let o = patch_stdin(
         r,
         "s",
         b"diff --git a/Docs/new.md b/Docs/new.md\nnew file mode 100644\n--- /dev/null\n+++ b/Docs/new.md\n@@ -0,0 +1 @@\n+x\n",
@@ -143,7 +119,7 @@ fn a_new_name_beside_a_kept_one_is_still_refused() {
         stderr(&o)
     );
     // A copy to another case keeps both names.
-    let o = patch(
+    let o = patch_stdin(
         r,
         "s",
         b"diff --git a/readme.md b/README.md\nsimilarity index 100%\ncopy from readme.md\ncopy to README.md\n",
@@ -157,7 +133,7 @@ fn a_new_name_beside_a_kept_one_is_still_refused() {
 
 #[test]
 fn patch_from_records_a_case_only_rename_that_replays_and_round_trips() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     let co = tempfile::tempdir().unwrap();
     let checkout = co.path().join("c");
@@ -188,7 +164,7 @@ fn patch_from_records_a_case_only_rename_that_replays_and_round_trips() {
         "diff --git a/README.md b/README.md\nnew file mode 100644\n--- /dev/null\n+++ b/README.md\n@@ -0,0 +1,2 @@\n+# title\n+new line\ndiff --git a/readme.md b/readme.md\ndeleted file mode 100644\n--- a/readme.md\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-# title\n-old line\n"
     );
     ok(&run_in(r, &["open", "--session", "t"]));
-    ok(&patch(r, "t", &diff.stdout));
+    ok(&patch_stdin(r, "t", &diff.stdout));
     let s = run_in(r, &["--json", "status", "s"]);
     let t = run_in(r, &["--json", "status", "t"]);
     let cur = |o: &std::process::Output| {
@@ -216,10 +192,10 @@ fn patch_from_records_a_case_only_rename_that_replays_and_round_trips() {
 /// content would lose the file); the step trace proves the order.
 #[test]
 fn case_insensitive_file_system_never_loses_the_only_copy() {
-    let d = ws();
+    let d = workspace(MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["open", "--session", "s"]));
-    ok(&patch(r, "s", PURE));
+    ok(&patch_stdin(r, "s", PURE));
     ok(&run_in(r, &["verify", "s"]));
     std::fs::hard_link(r.join("readme.md"), r.join("README.md")).unwrap();
     let trace = r.join("trace.txt");
@@ -295,7 +271,7 @@ fn case_only_rename_on_a_real_case_insensitive_mount() {
             ],
         );
         ok(&run_in(r, &["open", "--session", "s"]));
-        ok(&patch(r, "s", text));
+        ok(&patch_stdin(r, "s", text));
         ok(&run_in(r, &["verify", "s"]));
         ok(&run_in(r, &["apply", "s"]));
         let mut names: Vec<String> = std::fs::read_dir(r)
@@ -432,7 +408,7 @@ fn directory_case_rename_on_a_case_sensitive_file_system_moves_the_files() {
     let r = d.path();
     write_tree(r, DIR_TREE);
     ok(&run_in(r, &["open", "--session", "s"]));
-    ok(&patch(r, "s", DIR_RENAME));
+    ok(&patch_stdin(r, "s", DIR_RENAME));
     ok(&run_in(r, &["verify", "s"]));
     let t = tempfile::tempdir().unwrap();
     let trace = t.path().join("trace.txt");
@@ -465,7 +441,7 @@ fn directory_case_split_is_refused_and_distinct_directories_stay_distinct() {
     write_tree(r, DIR_TREE);
     ok(&run_in(r, &["open", "--session", "s"]));
     let before = std::fs::read(r.join(".genesis/sessions/s.json")).unwrap();
-    let o = patch(
+    let o = patch_stdin(
         r,
         "s",
         b"diff --git a/Dir/a.txt b/dir/a.txt\nsimilarity index 100%\nrename from Dir/a.txt\nrename to dir/a.txt\n",
@@ -493,7 +469,7 @@ fn directory_case_split_is_refused_and_distinct_directories_stay_distinct() {
         ],
     );
     ok(&run_in(r, &["open", "--session", "s"]));
-    ok(&patch(
+    ok(&patch_stdin(
         r,
         "s",
         b"diff --git a/dir/a.txt b/dir/a.txt\n--- a/dir/a.txt\n+++ b/dir/a.txt\n@@ -1 +1 @@\n-lower\n+LOWER\n",
@@ -537,7 +513,7 @@ fn directory_case_rename_applies_on_a_case_insensitive_mount() {
     let r = d.path();
     write_tree(r, DIR_TREE);
     ok(&run_in(r, &["open", "--session", "s"]));
-    ok(&patch(r, "s", DIR_RENAME));
+    ok(&patch_stdin(r, "s", DIR_RENAME));
     ok(&run_in(r, &["verify", "s"]));
     ok(&run_in(r, &["apply", "s"]));
     assert_eq!(spelled(r), dir_renamed());
@@ -587,7 +563,7 @@ fn directory_case_rename_recovers_from_a_crash_at_every_step_on_a_case_insensiti
         let d = tempfile::tempdir_in(&base).unwrap();
         write_tree(d.path(), DIR_TREE);
         ok(&run_in(d.path(), &["open", "--session", "s"]));
-        ok(&patch(d.path(), "s", DIR_RENAME));
+        ok(&patch_stdin(d.path(), "s", DIR_RENAME));
         ok(&run_in(d.path(), &["verify", "s"]));
         d
     };
@@ -745,7 +721,7 @@ fn directory_spelling_of_an_apply_into_ignored_files_and_of_a_restore_on_a_case_
         ],
     );
     ok(&run_in(r, &["open", "--session", "s"]));
-    ok(&patch(
+    ok(&patch_stdin(
         r,
         "s",
         b"diff --git a/dir/new.txt b/dir/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/dir/new.txt\n@@ -0,0 +1 @@\n+new\n",

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{git, run_in, run_in_with_stdin, stderr, stdout, write_tree};
+use common::*;
 
 const GITIGNORE: &[u8] = b"/Cargo.lock\n/target/\n";
 const LOCK: &[u8] = b"# lockfile v1\n";
@@ -171,7 +171,7 @@ fn diff_of_workspace_and_checkout_piped_to_patch_records_only_the_edit() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), "M\tsrc/main.rs\n");
 
-    let o = run_in_with_stdin(&ws, &["patch", &id, "-"], diff.as_bytes());
+    let o = run_stdin(&ws, &["patch", &id, "-"], diff.as_bytes());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = run_in(&ws, &["diff", &id, "--name-status"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -6,11 +6,7 @@ mod common;
 
 use std::process::{Command, Stdio};
 
-use common::{run_in, stderr, write_tree};
-
-fn ok(o: &std::process::Output) {
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
-}
+use common::*;
 
 #[test]
 fn eight_sessions_applied_at_once() {

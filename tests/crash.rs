@@ -17,7 +17,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{run_in, stderr, write_tree};
+use common::*;
 use genesis::snapshot::{SnapshotOptions, snapshot_dir};
 
 struct Fixture {
@@ -42,19 +42,9 @@ fn set_exec(p: &Path, on: bool) {
 }
 
 /// A workspace with `files` files and an open, verified session whose change touches about
-/// `files` paths.
-/// A scratch directory on tmpfs when there is one: each injected run repeats hundreds of
-/// fsyncs, which tmpfs makes free without changing a line of the code under test.
-fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir()
-        && let Ok(d) = tempfile::tempdir_in(shm)
-    {
-        return d;
-    }
-    tempfile::tempdir().unwrap()
-}
-
+/// `files` paths, in a [`scratch`] directory (on tmpfs when there is one: each injected run
+/// repeats hundreds of fsyncs, which tmpfs makes free without changing a line of the code
+/// under test).
 fn fixture(files: usize) -> Fixture {
     let tmp = scratch();
     let ws = tmp.path().join("template");
@@ -139,20 +129,11 @@ fn fresh_copy(f: &Fixture, name: &str) -> PathBuf {
     dst
 }
 
-fn genesis_env(dir: &Path, args: &[&str], env: &[(&str, String)]) -> std::process::Output {
-    let mut c = common::genesis();
-    c.current_dir(dir).args(args);
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().unwrap()
-}
-
 fn count_steps(f: &Fixture, args: &[&str]) -> usize {
     let ws = fresh_copy(f, "count");
     let trace = f.template.parent().unwrap().join("trace.txt");
     let _ = std::fs::remove_file(&trace);
-    let o = genesis_env(
+    let o = run_env(
         &ws,
         args,
         &[("GENESIS_FAULT_TRACE", trace.display().to_string())],
@@ -213,7 +194,7 @@ fn crash_at_every_step_then_recover() {
     let mut recovery_crashes = 0;
     for n in common::sample_steps(steps, 23) {
         let ws = fresh_copy(&f, "run");
-        let o = genesis_env(
+        let o = run_env(
             &ws,
             &["apply", "crash"],
             &[("GENESIS_FAULT", format!("{n}:abort"))],
@@ -226,7 +207,7 @@ fn crash_at_every_step_then_recover() {
         // Every other step, crash recovery too, at a step that moves with n.
         if n % 2 == 0 {
             let m = 1 + (n * 7) % 40;
-            let o = genesis_env(
+            let o = run_env(
                 &ws,
                 &["recover"],
                 &[("GENESIS_FAULT", format!("{m}:abort"))],
@@ -257,7 +238,7 @@ fn io_errors_at_every_step_exit_4_and_recover() {
     for n in common::sample_steps(steps, 5) {
         for kind in ["enospc", "eio"] {
             let ws = fresh_copy(&f, "err");
-            let o = genesis_env(
+            let o = run_env(
                 &ws,
                 &["apply", "crash"],
                 &[("GENESIS_FAULT", format!("{n}:{kind}"))],
@@ -325,7 +306,7 @@ fn in_place_abort_restores_the_base_under_crashes() {
             .success()
     );
     let trace = tmp.path().join("trace");
-    let o = genesis_env(
+    let o = run_env(
         &ws,
         &["abort", "ip"],
         &[("GENESIS_FAULT_TRACE", trace.display().to_string())],
@@ -347,7 +328,7 @@ fn in_place_abort_restores_the_base_under_crashes() {
                 .unwrap()
                 .success()
         );
-        let o = genesis_env(
+        let o = run_env(
             &run,
             &["abort", "ip"],
             &[("GENESIS_FAULT", format!("{n}:abort"))],

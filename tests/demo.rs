@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{repo_root, run_in, stderr, stdout};
+use common::*;
 
 fn copy_demo() -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! validation on.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use genesis::events::{
@@ -13,7 +13,7 @@ use genesis::events::{
 use serde_json::Value;
 
 mod common;
-use common::{load, validator};
+use common::*;
 
 const SECRET: &str = "s3cr3t-T0KEN-42";
 const OTHER_SECRET: &str = "hunter2hunter2";
@@ -974,14 +974,6 @@ fn orbiplex_failure_codes_map_to_outcomes() {
     }
 }
 
-fn read_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn sink_appends_json_lines_and_keeps_counting() {
     let dir = tempfile::tempdir().unwrap();
@@ -1005,7 +997,7 @@ fn sink_appends_json_lines_and_keeps_counting() {
     }
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(!text.contains(SECRET));
-    let lines = read_lines(&path);
+    let lines = json_lines(&path);
     let v = validator(Dialect::Bpt);
     for (i, l) in lines.iter().enumerate() {
         assert_valid(&v, Dialect::Bpt, l);

@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use common::{have, run_in, stderr, write_tree};
+use common::*;
 
 /// The old tree: names with spaces, a quoted non-ASCII name with a space, CRLF, a last line
 /// without newline, files deleted and a mode change.
@@ -128,16 +128,6 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>, bool)> {
     }
     out.sort();
     out
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap();
-    assert!(ok.success());
 }
 
 /// `git apply` of `patch` (a file) in `dir`; returns the exit code and standard error.

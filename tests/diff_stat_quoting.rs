@@ -5,10 +5,7 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 /// Tree A and tree B: a modification, additions, a deletion and a binary change, under names
 /// that need quoting and names that do not. (The path rules refuse backslashes and control
@@ -27,26 +24,6 @@ const B: &[(&str, &[u8])] = &[
     ("new \"q\" \u{3bf}\u{3b4}\u{3bf}\u{3c2}.txt", b"1\n2\n"),
     ("dir \u{3a3}/bin\u{e4}r.dat", b"\x00\x01\x02\x03"),
 ];
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            "core.quotePath=true",
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-        ])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
-    stdout(&o)
-}
 
 /// Genesis's and git's output for the change A → B, with `flag`.
 fn both(flag: &str) -> (String, String) {

@@ -9,12 +9,14 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use common::{genesis, run_in, stderr, stdout, write_tree};
+use common::*;
 use serde_json::Value;
 
 const GOOD_MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","protected":["genesis.json"],"obligations":[{"id":"ok","run":["true"]}]}"#;
+
+/// The workspace's files besides the manifest.
+const FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n")];
 
 /// A failing obligation, then `[]`: with the last value kept, nothing would be checked.
 const OBLIGATIONS_TWICE: &str = r#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"fail","run":["false"]}],"obligations":[]}"#;
@@ -24,19 +26,6 @@ const PROTECTED_TWICE: &str = r#"{"schema":"genesis/manifest-v0.1","protected":[
 const RUN_TWICE: &str = r#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"t","run":["false"],"run":["true"]}]}"#;
 
 const CHANGE: &[u8] = b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
-
-fn ws() -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    write_tree(
-        d.path(),
-        &[("genesis.json", GOOD_MANIFEST), ("a.txt", b"a\n")],
-    );
-    d
-}
-
-fn ok(o: &Output) {
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
-}
 
 /// Every file under `root` with its bytes, except the store lock (each command writes its pid).
 fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -128,7 +117,7 @@ fn manifest_with_a_key_twice_is_refused_by_init_open_and_validate() {
     ] {
         let message = format!("./genesis.json: duplicate key \"{key}\" at {pointer}");
         // init: refused before the store is made.
-        let d = ws();
+        let d = workspace(GOOD_MANIFEST, FILES);
         let r = d.path();
         std::fs::write(r.join("genesis.json"), text).unwrap();
         refused(r, &["init"], &message);
@@ -160,7 +149,7 @@ fn manifest_with_a_key_twice_is_refused_by_init_open_and_validate() {
 fn verify_refuses_a_recorded_manifest_with_a_key_twice() {
     // The manifest verify obeys is the one recorded at open; here it was swapped in the state
     // file for a stored blob with `obligations` twice.
-    let d = ws();
+    let d = workspace(GOOD_MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["init"]));
     ok(&run_in(r, &["open", "--session", "s"]));
@@ -178,7 +167,7 @@ fn verify_refuses_a_recorded_manifest_with_a_key_twice() {
 
 #[test]
 fn session_document_or_state_with_a_key_twice_is_refused_by_every_command() {
-    let d = ws();
+    let d = workspace(GOOD_MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["init"]));
     ok(&run_in(r, &["open", "--session", "s"]));
@@ -242,7 +231,7 @@ fn session_document_or_state_with_a_key_twice_is_refused_by_every_command() {
 
 #[test]
 fn snapshot_documents_with_a_key_twice_are_refused() {
-    let d = ws();
+    let d = workspace(GOOD_MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["init"]));
     let o = run_in(r, &["snapshot"]);
@@ -312,7 +301,7 @@ fn snapshot_documents_with_a_key_twice_are_refused() {
 
 #[test]
 fn journal_with_a_key_twice_is_refused_by_every_command_and_not_replayed() {
-    let d = ws();
+    let d = workspace(GOOD_MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["init"]));
     ok(&run_in(r, &["open", "--session", "s"]));
@@ -341,7 +330,7 @@ fn journal_with_a_key_twice_is_refused_by_every_command_and_not_replayed() {
 
 #[test]
 fn acceptance_record_with_a_key_twice_is_refused_by_apply() {
-    let d = ws();
+    let d = workspace(GOOD_MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["init"]));
     ok(&run_in(r, &["open", "--session", "s"]));
@@ -468,7 +457,7 @@ fn bpt_task_record_with_a_key_twice_is_refused() {
 
 #[test]
 fn validate_refuses_each_kind_and_still_checks_the_others() {
-    let d = ws();
+    let d = workspace(GOOD_MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["init"]));
     ok(&run_in(r, &["open", "--session", "s"]));
@@ -506,7 +495,7 @@ fn validate_refuses_each_kind_and_still_checks_the_others() {
 /// snapshot document by its name and never read it; now each reads it strictly.
 #[test]
 fn a_stored_snapshot_with_a_key_twice_is_noticed_by_open_snapshot_and_replay() {
-    let d = ws();
+    let d = workspace(GOOD_MANIFEST, FILES);
     let r = d.path();
     ok(&run_in(r, &["init"]));
     ok(&run_in(r, &["open", "--session", "s"]));

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{run_in, stderr, validator, write_tree};
+use common::*;
 use genesis::events::Dialect;
 
 const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[
@@ -39,14 +39,6 @@ fn run_with_events(
     c.output().unwrap()
 }
 
-fn lines(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
 fn drive(format: &str) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
     let d = tempfile::tempdir().unwrap();
     let r = d.path().join("ws");
@@ -74,7 +66,7 @@ fn drive(format: &str) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
     let o = run_with_events(&r, &ev2, format, &["apply", "two"], None);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(std::fs::read(r.join("greeting.txt")).unwrap(), b"hello\n");
-    (lines(&ev1), lines(&ev2))
+    (json_lines(&ev1), json_lines(&ev2))
 }
 
 fn check(dialect: Dialect, format: &str) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {

@@ -8,19 +8,10 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 fn mode(p: &Path) -> u32 {
     std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
-}
-
-fn chmod(p: &Path, m: u32) {
-    std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
-}
-
-fn ok(o: &std::process::Output) -> String {
-    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(o), stderr(o));
-    stdout(o)
 }
 
 /// The umask the genesis child processes inherit (the test process's).
@@ -30,12 +21,11 @@ fn umask() -> u32 {
     u32::from_str_radix(v.trim(), 8).unwrap()
 }
 
-fn workspace(manifest: &str) -> tempfile::TempDir {
-    let t = tempfile::tempdir().unwrap();
-    write_tree(
-        t.path(),
+/// A workspace with files of modes 0600, 0640 and 0664.
+fn workspace_with_modes(manifest: &str) -> tempfile::TempDir {
+    let t = workspace(
+        manifest.as_bytes(),
         &[
-            ("genesis.json", manifest.as_bytes()),
             ("secret.txt", b"TOKEN=1\n"),
             ("tool.sh", b"echo hi\n"),
             ("group.txt", b"shared\n"),
@@ -51,7 +41,7 @@ const EMPTY: &str = r#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#;
 
 #[test]
 fn apply_keeps_permission_bits_and_changes_only_the_executable_bit() {
-    let t = workspace(EMPTY);
+    let t = workspace_with_modes(EMPTY);
     let root = t.path();
     let other = tempfile::tempdir().unwrap();
     let co = other.path().join("co");
@@ -88,7 +78,7 @@ fn apply_keeps_permission_bits_and_changes_only_the_executable_bit() {
 
 #[test]
 fn in_place_abort_keeps_permission_bits() {
-    let t = workspace(EMPTY);
+    let t = workspace_with_modes(EMPTY);
     let root = t.path();
     ok(&run_in(root, &["open", "--session", "s", "--in-place"]));
     std::fs::write(root.join("secret.txt"), b"TOKEN=leaked\n").unwrap();
@@ -113,7 +103,7 @@ fn verify_scratch_directory_is_private_and_keeps_file_bits() {
         }]
     })
     .to_string();
-    let t = workspace(&manifest);
+    let t = workspace_with_modes(&manifest);
     let root = t.path();
     ok(&run_in(root, &["open", "--session", "s"]));
     ok(&run_in(root, &["verify", "s"]));

@@ -1,30 +1,23 @@
 //! Real history: this repository's own commits.
 //!
-//! For up to the last 30 commits on the first-parent line, each commit is exported with
-//! `git archive`, and for each consecutive pair: `genesis diff --name-status` lists exactly the
-//! paths `git diff --name-status --no-renames` lists, and `git apply` of the `genesis diff`
-//! output on the parent's tree reproduces the child's identity, and so does GNU `patch -p1` when
-//! the diff has no binary patch.
+//! For up to the last 30 commits on the first-parent line (10 in a plain `cargo test`, 30
+//! with `GENESIS_EXHAUSTIVE=1`), each commit is exported with `git archive`, and for each
+//! consecutive pair: `genesis diff --name-status` lists exactly the paths `git diff
+//! --name-status --no-renames` lists, and `git apply` of the `genesis diff` output on the
+//! parent's tree reproduces the child's identity, and so does GNU `patch -p1` when the diff
+//! has no binary patch.
 
 mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-use common::{repo_root, run_in, stderr, stdout};
+use common::*;
 
-fn git(args: &[&str]) -> String {
-    let o = Command::new("git")
-        .args(args)
-        .current_dir(repo_root())
-        .output()
-        .expect("git runs");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
+/// How many commits back the history goes: 31 (30 pairs) with `GENESIS_EXHAUSTIVE=1`, as
+/// `.ci/run` sets; 11 (10 pairs) in a plain `cargo test`.
+fn depth() -> &'static str {
+    if exhaustive() { "31" } else { "11" }
 }
 
 fn export(commit: &str, dir: &Path) {
@@ -50,19 +43,16 @@ fn export(commit: &str, dir: &Path) {
     assert!(tar.wait().unwrap().success());
 }
 
-fn identity(dir: &Path) -> String {
-    let o = run_in(dir, &["snapshot", "--no-store", "--identity"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    stdout(&o).trim().to_owned()
-}
-
 #[test]
 fn diff_between_consecutive_commits_matches_git() {
-    let commits: Vec<String> = git(&["rev-list", "--first-parent", "-n", "31", "HEAD"])
-        .lines()
-        .rev()
-        .map(str::to_owned)
-        .collect();
+    let commits: Vec<String> = git(
+        &repo_root(),
+        &["rev-list", "--first-parent", "-n", depth(), "HEAD"],
+    )
+    .lines()
+    .rev()
+    .map(str::to_owned)
+    .collect();
     assert!(!commits.is_empty());
     let tmp = tempfile::tempdir().unwrap();
     for c in &commits {
@@ -75,7 +65,10 @@ fn diff_between_consecutive_commits_matches_git() {
         let (pdir, cdir) = (tmp.path().join(parent), tmp.path().join(child));
         let ours = run_in(tmp.path(), &["diff", "--name-status", parent, child]);
         assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
-        let theirs = git(&["diff", "--name-status", "--no-renames", parent, child]);
+        let theirs = git(
+            &repo_root(),
+            &["diff", "--name-status", "--no-renames", parent, child],
+        );
         assert_eq!(stdout(&ours), theirs, "{parent}..{child}");
 
         let patch = run_in(tmp.path(), &["diff", parent, child]);
@@ -153,11 +146,14 @@ const HISTORY_MANIFEST: &str = r#"{
 /// `genesis replay` reproduces every after_snapshot.
 #[test]
 fn every_commit_goes_through_a_session() {
-    let commits: Vec<String> = git(&["rev-list", "--first-parent", "-n", "31", "HEAD"])
-        .lines()
-        .rev()
-        .map(str::to_owned)
-        .collect();
+    let commits: Vec<String> = git(
+        &repo_root(),
+        &["rev-list", "--first-parent", "-n", depth(), "HEAD"],
+    )
+    .lines()
+    .rev()
+    .map(str::to_owned)
+    .collect();
     let tmp = tempfile::tempdir().unwrap();
     let mut sessions = 0;
     for pair in commits.windows(2) {
@@ -167,7 +163,7 @@ fn every_commit_goes_through_a_session() {
         std::fs::write(ws.join("genesis.json"), HISTORY_MANIFEST).unwrap();
         let o = run_in(&ws, &["open", "--session", "history"]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let diff = git(&["diff", "--binary", parent, child]);
+        let diff = git(&repo_root(), &["diff", "--binary", parent, child]);
         let o = common::genesis()
             .current_dir(&ws)
             .args(["patch", "history", "-"])

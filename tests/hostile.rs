@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 struct Env {
     _tmp: tempfile::TempDir,
@@ -74,19 +74,6 @@ fn assert_nothing_written(e: &Env, before: &State, case: &str) {
     assert_eq!(after.canary, before.canary, "{case}: canary changed");
 }
 
-fn patch(e: &Env, input: &[u8]) -> std::process::Output {
-    common::genesis()
-        .current_dir(&e.ws)
-        .args(["patch", "h", "-"])
-        .write_stdin(input.to_vec())
-        .output()
-        .unwrap()
-}
-
-fn new_file(path: &str) -> Vec<u8> {
-    format!("diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n").into_bytes()
-}
-
 #[test]
 fn hostile_patches_are_refused_and_nothing_is_written() {
     let e = env();
@@ -94,20 +81,20 @@ fn hostile_patches_are_refused_and_nothing_is_written() {
     let long = "d/".repeat(2100) + "f";
     let cases: Vec<(&str, Vec<u8>, i32, &str)> = vec![
         ("traversal in ---/+++", b"--- a/../etc/passwd\n+++ b/../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n".to_vec(), 2, "'.' and '..' components are not allowed"),
-        ("traversal in diff --git", new_file("../x"), 2, "'.' and '..' components are not allowed"),
+        ("traversal in diff --git", new_file_diff("../x"), 2, "'.' and '..' components are not allowed"),
         ("traversal in rename to", b"diff --git a/a.txt b/x\nsimilarity index 100%\nrename from a.txt\nrename to ../x\n".to_vec(), 2, "'.' and '..' components are not allowed"),
         ("traversal in copy to", b"diff --git a/a.txt b/x\nsimilarity index 100%\ncopy from a.txt\ncopy to ../../x\n".to_vec(), 2, "'.' and '..' components are not allowed"),
         ("traversal in a quoted name", b"diff --git \"a/\\056\\056/x\" \"b/\\056\\056/x\"\nnew file mode 100644\n--- /dev/null\n+++ \"b/\\056\\056/x\"\n@@ -0,0 +1 @@\n+x\n".to_vec(), 2, "'.' and '..' components are not allowed"),
         ("absolute path", b"diff --git a//etc/passwd b//etc/passwd\nnew file mode 100644\n--- /dev/null\n+++ b//etc/passwd\n@@ -0,0 +1 @@\n+x\n".to_vec(), 2, "absolute paths are not allowed"),
-        ("drive-letter path", new_file("C:/Windows/x"), 2, "drive-letter path"),
+        ("drive-letter path", new_file_diff("C:/Windows/x"), 2, "drive-letter path"),
         ("new symbolic link (mode 120000)", b"diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n".to_vec(), 2, "mode 120000 is not supported"),
         ("gitlink (mode 160000)", b"diff --git a/sub b/sub\nnew file mode 160000\n--- /dev/null\n+++ b/sub\n@@ -0,0 +1 @@\n+Subproject commit 1234567890123456789012345678901234567890\n".to_vec(), 2, "mode 160000 is not supported"),
-        (".git", new_file(".git/config"), 2, "a `.git` component"),
-        (".GIT", new_file(".GIT/config"), 2, "a `.git` component"),
-        ("nested .Git", new_file("sub/.Git/hooks/pre-commit"), 2, "a `.git` component"),
-        ("the store", new_file(".genesis/sessions/evil.json"), 2, "`.genesis` is the engine's store"),
-        ("two entries for one path", [new_file("n.txt"), new_file("n.txt")].concat(), 2, "n.txt"),
-        ("case collision", [new_file("Readme.md"), new_file("README.md")].concat(), 2, "differ only by case or Unicode normalisation"),
+        (".git", new_file_diff(".git/config"), 2, "a `.git` component"),
+        (".GIT", new_file_diff(".GIT/config"), 2, "a `.git` component"),
+        ("nested .Git", new_file_diff("sub/.Git/hooks/pre-commit"), 2, "a `.git` component"),
+        ("the store", new_file_diff(".genesis/sessions/evil.json"), 2, "`.genesis` is the engine's store"),
+        ("two entries for one path", [new_file_diff("n.txt"), new_file_diff("n.txt")].concat(), 2, "n.txt"),
+        ("case collision", [new_file_diff("Readme.md"), new_file_diff("README.md")].concat(), 2, "differ only by case or Unicode normalisation"),
         ("normalisation collision", b"diff --git \"a/caf\\303\\251\" \"b/caf\\303\\251\"\nnew file mode 100644\n--- /dev/null\n+++ \"b/caf\\303\\251\"\n@@ -0,0 +1 @@\n+x\ndiff --git \"a/cafe\\314\\201\" \"b/cafe\\314\\201\"\nnew file mode 100644\n--- /dev/null\n+++ \"b/cafe\\314\\201\"\n@@ -0,0 +1 @@\n+y\n".to_vec(), 2, "differ only by case or Unicode normalisation"),
         ("counts disagree with the body", b"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-a\n+b\n".to_vec(), 2, "hunk 1"),
         ("huge counts", b"--- a/a.txt\n+++ b/a.txt\n@@ -1,99999999999 +1 @@\n-a\n+b\n".to_vec(), 2, "a.txt"),
@@ -117,18 +104,18 @@ fn hostile_patches_are_refused_and_nothing_is_written() {
         ("binary stub without content", b"diff --git a/x.bin b/x.bin\nindex 1234567..89abcde 100644\nBinary files a/x.bin and b/x.bin differ\n".to_vec(), 2, "regenerate the diff with `git diff --binary`"),
         ("empty input", Vec::new(), 2, "holds no file change"),
         ("garbage", b"rm -rf /\n".to_vec(), 2, "holds no file change"),
-        ("backslash", new_file("b\\\\c"), 2, "backslash is not allowed"),
-        ("path too long", new_file(&long), 2, "path"),
+        ("backslash", new_file_diff("b\\\\c"), 2, "backslash is not allowed"),
+        ("path too long", new_file_diff(&long), 2, "path"),
         ("context found twice", b"--- a/dup.txt\n+++ b/dup.txt\n@@ -7,2 +7,2 @@\n x\n-same\n+other\n".to_vec(), 2, "dup.txt"),
         ("delete of a file that differs", b"diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-not a\n".to_vec(), 2, "a.txt"),
-        ("create over an existing file", new_file("a.txt"), 2, "a.txt"),
-        ("a file where a directory is", new_file("src"), 2, "src"),
+        ("create over an existing file", new_file_diff("a.txt"), 2, "a.txt"),
+        ("a file where a directory is", new_file_diff("src"), 2, "src"),
         ("adds an ignored path", b"diff --git a/.gitignore b/.gitignore\nnew file mode 100644\n--- /dev/null\n+++ b/.gitignore\n@@ -0,0 +1 @@\n+*.txt\n".to_vec(), 2, "ignored by .gitignore"),
         ("over the manifest's patch size limit", [b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+".to_vec(), vec![b'b'; 70000], b"\n".to_vec()].concat(), 2, "over the limit of 65536 bytes"),
     ];
     let n = cases.len();
     for (name, input, code, text) in cases {
-        let o = patch(&e, &input);
+        let o = patch_stdin(&e.ws, "h", &input);
         assert_eq!(o.status.code(), Some(code), "{name}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(text),
@@ -147,7 +134,7 @@ fn write_through_an_existing_symlink_is_refused_at_apply() {
     let outside = e.canary.parent().unwrap().join("outside-dir");
     std::fs::create_dir(&outside).unwrap();
     // The patch adds linkdir/x; on disk linkdir becomes a link to a directory outside.
-    let o = patch(&e, &new_file("linkdir/x"));
+    let o = patch_stdin(&e.ws, "h", &new_file_diff("linkdir/x"));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(run_in(&e.ws, &["verify", "h"]).status.code(), Some(0));
     std::os::unix::fs::symlink(&outside, e.ws.join("linkdir")).unwrap();
@@ -213,7 +200,11 @@ fn session_pointing_at_a_missing_snapshot_is_reported() {
             stderr(&o)
         );
     }
-    let o = patch(&e, b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n");
+    let o = patch_stdin(
+        &e.ws,
+        "h",
+        b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
+    );
     assert_eq!(o.status.code(), Some(4));
     assert_nothing_written(&e, &before, "missing snapshot");
 }

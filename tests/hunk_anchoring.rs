@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 const MANIFEST: &[u8] = br#"{"schema": "genesis/manifest-v0.1", "obligations": []}"#;
 
@@ -28,18 +28,9 @@ fn root(d: &tempfile::TempDir) -> std::path::PathBuf {
     d.path().join("ws")
 }
 
-fn patch(r: &Path, diff: &[u8]) -> std::process::Output {
-    common::genesis()
-        .current_dir(r)
-        .args(["patch", "s", "-"])
-        .write_stdin(diff.to_vec())
-        .output()
-        .unwrap()
-}
-
 /// Records, verifies and applies `diff`; returns the file's bytes on disk afterwards.
 fn patch_and_apply(r: &Path, diff: &[u8], file: &str) -> Vec<u8> {
-    let o = patch(r, diff);
+    let o = patch_stdin(r, "s", diff);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = run_in(r, &["verify", "s"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -83,7 +74,7 @@ fn end_of_file_hunk_is_refused_when_the_file_has_grown() {
     assert_eq!(git_check("f.txt", grown, APPEND), Some(1), "git refuses it");
     let d = ws(&[("f.txt", grown)]);
     let r = root(&d);
-    let o = patch(&r, APPEND);
+    let o = patch_stdin(&r, "s", APPEND);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
@@ -127,7 +118,7 @@ fn end_anchored_hunk_is_refused_when_lines_were_added_at_the_end() {
     assert_eq!(git_check("n.txt", stale, diff), Some(1));
     let d = ws(&[("n.txt", stale)]);
     let r = root(&d);
-    let o = patch(&r, diff);
+    let o = patch_stdin(&r, "s", diff);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
@@ -145,7 +136,7 @@ fn start_of_file_hunk_is_refused_below_a_new_first_line() {
     assert_eq!(git_check("f.txt", stale, diff), Some(1));
     let d = ws(&[("f.txt", stale)]);
     let r = root(&d);
-    let o = patch(&r, diff);
+    let o = patch_stdin(&r, "s", diff);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
@@ -167,7 +158,7 @@ fn line_ending_and_whitespace_mismatches_are_named() {
     let lf_diff = b"--- a/w.txt\n+++ b/w.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n";
     let d = ws(&[("w.txt", crlf)]);
     let r = root(&d);
-    let o = patch(&r, lf_diff);
+    let o = patch_stdin(&r, "s", lf_diff);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
@@ -180,7 +171,7 @@ fn line_ending_and_whitespace_mismatches_are_named() {
     let crlf_diff =
         b"--- a/w.txt\n+++ b/w.txt\n@@ -2,3 +2,3 @@\n two\r\n-three\r\n+THREE\r\n four\r\n";
     let d = ws(&[("w.txt", lf)]);
-    let o = patch(&root(&d), crlf_diff);
+    let o = patch_stdin(&root(&d), "s", crlf_diff);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(
@@ -197,7 +188,7 @@ fn line_ending_and_whitespace_mismatches_are_named() {
         b"--- a/m.rs\n+++ b/m.rs\n@@ -1,3 +1,4 @@\n fn main() {\n \tbody();\n+\tmore();\n }\n";
     assert_eq!(git_check("m.rs", src, tab_diff), Some(1));
     let d = ws(&[("m.rs", src)]);
-    let o = patch(&root(&d), tab_diff);
+    let o = patch_stdin(&root(&d), "s", tab_diff);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{stderr, write_tree};
+use common::*;
 
 const MANIFEST: &[u8] =
     br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"ok","run":["true"]}]}"#;
@@ -45,10 +45,6 @@ fn run(e: &Env, args: &[&str], stdin: &[u8]) -> std::process::Output {
         .unwrap()
 }
 
-fn ok(o: &std::process::Output) {
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
-}
-
 /// A path of exactly `total` bytes: directories of 200-byte names, then `file`.
 fn deep(total: usize, file: &str) -> String {
     let mut dirs = total - file.len() - 1;
@@ -66,13 +62,6 @@ fn deep(total: usize, file: &str) -> String {
     out.push_str(file);
     assert_eq!(out.len(), total);
     out
-}
-
-fn new_file(path: &str) -> Vec<u8> {
-    format!(
-        "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
-    )
-    .into_bytes()
 }
 
 fn len(p: &Path) -> usize {
@@ -104,7 +93,7 @@ fn the_issue_path_is_refused_at_patch_naming_the_limit() {
     let before = session_file(&e, "s");
     let path = deep(4069, &"f".repeat(49));
     assert_eq!(path.matches('/').count(), 20);
-    let o = run(&e, &["patch", "s", "-"], &new_file(&path));
+    let o = run(&e, &["patch", "s", "-"], &new_file_diff(&path));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let scratch = e.tmpdir.join("genesis-verify-s-XXXXXX");
     let total = len(&scratch) + 1 + 4069 + 1;
@@ -128,13 +117,13 @@ fn a_path_right_at_the_scratch_limit_verifies_and_applies() {
     // One byte more is refused, nothing recorded.
     let before = session_file(&e, "s");
     let over = deep(max + 1, "file-with-a-long-name.txt");
-    let o = run(&e, &["patch", "s", "-"], &new_file(&over));
+    let o = run(&e, &["patch", "s", "-"], &new_file_diff(&over));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("over PATH_MAX"), "{}", stderr(&o));
     assert_eq!(session_file(&e, "s"), before);
     // Right at the limit: patch, verify (in the default scratch directory) and apply all work.
     let at = deep(max, "file-with-a-long-name.txt");
-    ok(&run(&e, &["patch", "s", "-"], &new_file(&at)));
+    ok(&run(&e, &["patch", "s", "-"], &new_file_diff(&at)));
     ok(&run(&e, &["verify", "s"], b""));
     ok(&run(&e, &["apply", "s"], b""));
     assert_eq!(std::fs::read(e.root.join(&at)).unwrap(), b"x\n");
@@ -150,7 +139,7 @@ fn a_path_right_at_the_staging_limit_verifies_and_applies() {
     let staging = ".genesis-tmp-s-".len() + 5;
     let max = PATH_MAX - len(&e.root) - 1 - staging - 1 + 1;
     let over = deep(max + 1, "f");
-    let o = run(&e, &["patch", "s", "-"], &new_file(&over));
+    let o = run(&e, &["patch", "s", "-"], &new_file_diff(&over));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
@@ -162,7 +151,7 @@ fn a_path_right_at_the_staging_limit_verifies_and_applies() {
         )
     );
     let at = deep(max, "f");
-    ok(&run(&e, &["patch", "s", "-"], &new_file(&at)));
+    ok(&run(&e, &["patch", "s", "-"], &new_file_diff(&at)));
     ok(&run(&e, &["verify", "s"], b""));
     ok(&run(&e, &["apply", "s"], b""));
     assert_eq!(std::fs::read(e.root.join(&at)).unwrap(), b"x\n");
@@ -173,7 +162,11 @@ fn a_name_over_name_max_is_refused_at_patch() {
     let e = env(1);
     ok(&run(&e, &["open", "--session", "s"], b""));
     let name = "n".repeat(256);
-    let o = run(&e, &["patch", "s", "-"], &new_file(&format!("dir/{name}")));
+    let o = run(
+        &e,
+        &["patch", "s", "-"],
+        &new_file_diff(&format!("dir/{name}")),
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
@@ -187,7 +180,7 @@ fn a_name_over_name_max_is_refused_at_patch() {
     ok(&run(
         &e,
         &["patch", "s", "-"],
-        &new_file(&format!("dir/{}", &name[1..])),
+        &new_file_diff(&format!("dir/{}", &name[1..])),
     ));
 }
 
@@ -292,7 +285,7 @@ fn verify_under_a_longer_tmpdir_or_workdir_names_the_path_and_limit() {
     let e = env(1);
     ok(&run(&e, &["open", "--session", "s"], b""));
     let path = deep(scratch_max(&e, "s"), "file-with-a-long-name.txt");
-    ok(&run(&e, &["patch", "s", "-"], &new_file(&path)));
+    ok(&run(&e, &["patch", "s", "-"], &new_file_diff(&path)));
     let long_tmp = e.tmpdir.join("y".repeat(10));
     std::fs::create_dir_all(&long_tmp).unwrap();
     let scratch = long_tmp.join("genesis-verify-s-XXXXXX");

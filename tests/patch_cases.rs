@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::*;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -516,10 +518,10 @@ fn quoted_paths_from_real_git() {
     let name = "dir/sp\u{e9}cial \"q\" x.txt";
     std::fs::create_dir_all(d.join("dir")).unwrap();
     std::fs::write(d.join(name), b"one\ntwo\n").unwrap();
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-qm", "a"]);
+    git_bytes(d, &["add", "-A"]);
+    git_bytes(d, &["commit", "-qm", "a"]);
     std::fs::write(d.join(name), b"one\nthree\n").unwrap();
-    let diff = git(d, &["diff", "--binary"]);
+    let diff = git_bytes(d, &["diff", "--binary"]);
     assert!(
         diff.starts_with(b"diff --git \"a/dir/sp\\303\\251cial"),
         "{}",
@@ -767,42 +769,13 @@ fn format_patch_email_is_accepted() {
 
 // ---------------------------------------------------------------- real tools
 
-fn have(cmd: &str) -> bool {
-    Command::new(cmd)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "core.quotepath=true", "-c", "diff.renames=true"])
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o.stdout
-}
-
 fn git_repo() -> Option<tempfile::TempDir> {
     if !have("git") {
         eprintln!("git not found; skipping");
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q"]);
+    git_bytes(dir.path(), &["init", "-q"]);
     Some(dir)
 }
 
@@ -835,14 +808,14 @@ fn binary_literal_and_delta_from_real_git() {
     std::fs::write(d.join("big.bin"), &big_old).unwrap();
     std::fs::write(d.join("small.bin"), &small_old).unwrap();
     std::fs::write(d.join("gone.bin"), &gone).unwrap();
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-qm", "a"]);
+    git_bytes(d, &["add", "-A"]);
+    git_bytes(d, &["commit", "-qm", "a"]);
     std::fs::write(d.join("big.bin"), &big_new).unwrap();
     std::fs::write(d.join("small.bin"), &small_new).unwrap();
     std::fs::write(d.join("created.bin"), noise(3, 1000)).unwrap();
     std::fs::remove_file(d.join("gone.bin")).unwrap();
-    git(d, &["add", "-A"]);
-    let diff = git(d, &["diff", "--cached", "--binary"]);
+    git_bytes(d, &["add", "-A"]);
+    let diff = git_bytes(d, &["diff", "--cached", "--binary"]);
     let text = String::from_utf8_lossy(&diff);
     assert!(text.contains("\ndelta "), "expected a delta block:\n{text}");
     assert!(
@@ -945,7 +918,7 @@ fn real_history_replays() {
         return;
     };
     let r = repo.as_path();
-    let revs = git(r, &["rev-list", "--first-parent", "-n", "21", "HEAD"]);
+    let revs = git_bytes(r, &["rev-list", "--first-parent", "-n", "21", "HEAD"]);
     let revs: Vec<String> = String::from_utf8(revs)
         .unwrap()
         .lines()
@@ -958,7 +931,7 @@ fn real_history_replays() {
         let (commit, parent) = (&pair[0], &pair[1]);
         let before = tree_at(r, parent);
         let after = tree_at(r, commit);
-        let diff = git(r, &["diff", "--binary", "-M", "-C", parent, commit]);
+        let diff = git_bytes(r, &["diff", "--binary", "-M", "-C", parent, commit]);
         let text = String::from_utf8_lossy(&diff);
         for feature in [
             "\nrename from ",
@@ -991,7 +964,7 @@ fn real_history_replays() {
 
 /// The tree of a commit: regular files only (symlinks and submodules left out, as snapshots do).
 fn tree_at(repo: &Path, rev: &str) -> Mem {
-    let ls = git(repo, &["ls-tree", "-r", "-z", rev]);
+    let ls = git_bytes(repo, &["ls-tree", "-r", "-z", rev]);
     let mut m = Mem::default();
     for entry in ls.split(|&b| b == 0).filter(|e| !e.is_empty()) {
         let tab = entry.iter().position(|&b| b == b'\t').unwrap();
@@ -1006,7 +979,7 @@ fn tree_at(repo: &Path, rev: &str) -> Mem {
         if mode != "100644" && mode != "100755" {
             continue;
         }
-        let data = git(repo, &["cat-file", "blob", oid]);
+        let data = git_bytes(repo, &["cat-file", "blob", oid]);
         m.0.insert(path, (data, mode == "100755"));
     }
     m
@@ -1080,8 +1053,8 @@ fn build_synthetic_history() -> Option<tempfile::TempDir> {
     }
     sources.sort();
     std::fs::write(d.join("README"), b"history\n").unwrap();
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-qm", "init"]);
+    git_bytes(d, &["add", "-A"]);
+    git_bytes(d, &["commit", "-qm", "init"]);
     for (i, c) in crates.iter().enumerate() {
         let name = c.file_name().unwrap().to_string_lossy().into_owned();
         // Add a crate's sources, edit an earlier one, rename, delete, chmod, binary.
@@ -1128,8 +1101,8 @@ fn build_synthetic_history() -> Option<tempfile::TempDir> {
                     .unwrap(),
             }
         }
-        git(d, &["add", "-A"]);
-        git(d, &["commit", "-qm", &name]);
+        git_bytes(d, &["add", "-A"]);
+        git_bytes(d, &["commit", "-qm", &name]);
     }
     Some(dir)
 }
@@ -1262,13 +1235,13 @@ fn names_with_spaces_from_real_git() {
     let body: String = (0..20).map(|i| format!("line {i}\n")).collect();
     std::fs::write(d.join("has space.txt"), &body).unwrap();
     std::fs::write(d.join("other file.txt"), b"x\n").unwrap();
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-qm", "a"]);
-    git(d, &["mv", "has space.txt", "new name.txt"]);
+    git_bytes(d, &["add", "-A"]);
+    git_bytes(d, &["commit", "-qm", "a"]);
+    git_bytes(d, &["mv", "has space.txt", "new name.txt"]);
     std::fs::write(d.join("new name.txt"), body.replace("line 7\n", "seven\n")).unwrap();
     std::fs::write(d.join("other file.txt"), b"y\n").unwrap();
-    git(d, &["add", "-A"]);
-    let diff = git(d, &["diff", "--cached", "-M"]);
+    git_bytes(d, &["add", "-A"]);
+    let diff = git_bytes(d, &["diff", "--cached", "-M"]);
     assert!(String::from_utf8_lossy(&diff).contains("rename from has space.txt"));
     let tree = Mem::with(&[
         ("has space.txt", body.as_bytes()),

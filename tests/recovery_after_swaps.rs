@@ -6,9 +6,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#;
 
@@ -65,31 +64,6 @@ fn expect(list: &[(&str, &[u8])]) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-fn ok(o: &std::process::Output) {
-    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(o), stderr(o));
-}
-
-fn cp(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    assert!(
-        Command::new("cp")
-            .arg("-a")
-            .arg(from)
-            .arg(to)
-            .status()
-            .unwrap()
-            .success()
-    );
-}
-
-fn status(root: &Path, id: &str) -> String {
-    let doc: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(root.join(format!(".genesis/sessions/{id}.json"))).unwrap(),
-    )
-    .unwrap();
-    doc["status"].as_str().unwrap().to_owned()
-}
-
 /// A template workspace with a verified checkout session `s` that makes the swap (for
 /// `apply`), or an in-place session whose workspace holds the final state (for `abort`).
 fn template(dir: &Path, base: &[(&str, &[u8])], fin: &[(&str, &[u8])], in_place: bool) -> PathBuf {
@@ -130,7 +104,7 @@ fn template(dir: &Path, base: &[(&str, &[u8])], fin: &[(&str, &[u8])], in_place:
 
 fn steps(ws: &Path, scratch: &Path, cmd: &str) -> usize {
     let run = scratch.join("count");
-    cp(ws, &run);
+    copy_tree(ws, &run);
     let trace = scratch.join("trace");
     let _ = std::fs::remove_file(&trace);
     let o = common::genesis()
@@ -161,7 +135,7 @@ fn enumerate(in_place: bool) {
             for fault in ["abort", "eio"] {
                 let what = format!("{name} {cmd} {fault} at step {step}");
                 let run = tmp.path().join("run");
-                cp(&ws, &run);
+                copy_tree(&ws, &run);
                 let o = common::genesis()
                     .current_dir(&run)
                     .args([cmd, "s"])
@@ -183,10 +157,10 @@ fn enumerate(in_place: bool) {
                     "{what}: journal left"
                 );
                 let now = files(&run);
-                if status(&run, "s") == done {
+                if session_status(&run, "s") == done {
                     assert_eq!(now, to, "{what}");
                 } else {
-                    assert_eq!(status(&run, "s"), "open", "{what}");
+                    assert_eq!(session_status(&run, "s"), "open", "{what}");
                     assert_eq!(now, from, "{what}");
                 }
                 // A new session opens on the result.
@@ -228,7 +202,7 @@ fn apply_refuses_to_replace_a_directory_that_holds_an_ignored_file() {
     );
     assert_eq!(std::fs::read(ws.join("conf/a.txt")).unwrap(), b"in a dir\n");
     assert_eq!(std::fs::read(ws.join("conf/run.log")).unwrap(), b"log\n");
-    assert_eq!(status(&ws, "s"), "open");
+    assert_eq!(session_status(&ws, "s"), "open");
     assert!(!ws.join(".genesis/journal/s.json").exists());
 }
 
@@ -242,7 +216,7 @@ fn a_blocked_swap_roll_forward_names_the_blocking_file_and_then_finishes() {
     let ws = template(tmp.path(), &base, &fin, false);
     let trace = tmp.path().join("trace");
     let count = tmp.path().join("count");
-    cp(&ws, &count);
+    copy_tree(&ws, &count);
     let o = common::genesis()
         .current_dir(&count)
         .args(["apply", "s"])
@@ -277,5 +251,5 @@ fn a_blocked_swap_roll_forward_names_the_blocking_file_and_then_finishes() {
     ok(&run_in(&ws, &["recover"]));
     assert_eq!(std::fs::read(ws.join("conf")).unwrap(), b"now a file\n");
     assert_eq!(std::fs::read(ws.join("x.log")).unwrap(), b"appeared\n");
-    assert_eq!(status(&ws, "s"), "applied");
+    assert_eq!(session_status(&ws, "s"), "applied");
 }

@@ -4,9 +4,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
-use common::{run_in, stderr, stdout, write_tree};
+use common::*;
 
 const MANIFEST: &[u8] = br#"{
   "schema": "genesis/manifest-v0.1",
@@ -17,24 +17,12 @@ const MANIFEST: &[u8] = br#"{
 }
 "#;
 
-fn workspace() -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    write_tree(
-        d.path(),
-        &[
-            ("genesis.json", MANIFEST),
-            ("greeting.txt", b"hi\n"),
-            ("src/lib.rs", b"pub fn f() {}\n"),
-            ("secret/key", b"k\n"),
-        ],
-    );
-    d
-}
-
-fn ok(o: &std::process::Output) -> String {
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(o));
-    stdout(o)
-}
+/// The workspace's files besides the manifest.
+const FILES: &[(&str, &[u8])] = &[
+    ("greeting.txt", b"hi\n"),
+    ("src/lib.rs", b"pub fn f() {}\n"),
+    ("secret/key", b"k\n"),
+];
 
 /// Every session document in the store is valid against 004 and the engine's own checks.
 fn assert_sessions_valid(root: &Path) {
@@ -54,18 +42,11 @@ fn assert_sessions_valid(root: &Path) {
     assert!(n > 0);
 }
 
-fn session_doc(root: &Path, id: &str) -> serde_json::Value {
-    serde_json::from_slice(
-        &std::fs::read(root.join(format!(".genesis/sessions/{id}.json"))).unwrap(),
-    )
-    .unwrap()
-}
-
 const GREETING_DIFF: &[u8] = b"diff --git a/greeting.txt b/greeting.txt\n--- a/greeting.txt\n+++ b/greeting.txt\n@@ -1 +1 @@\n-hi\n+hello\n";
 
 #[test]
 fn full_lifecycle_with_exact_bytes_and_states() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     assert_eq!(ok(&run_in(r, &["open", "--session", "t1"])), "t1\n");
     let doc = session_doc(r, "t1");
@@ -83,7 +64,7 @@ fn full_lifecycle_with_exact_bytes_and_states() {
         stderr(&o)
     );
 
-    let o = genesis_stdin(r, &["patch", "t1", "-"], GREETING_DIFF);
+    let o = run_stdin(r, &["patch", "t1", "-"], GREETING_DIFF);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let doc = session_doc(r, "t1");
     assert_eq!(
@@ -130,7 +111,7 @@ fn full_lifecycle_with_exact_bytes_and_states() {
         assert_eq!(o.status.code(), Some(3), "{args:?}");
         assert!(stderr(&o).contains("session t1 is applied; only an open session can be changed"));
     }
-    let o = genesis_stdin(r, &["patch", "t1"], GREETING_DIFF);
+    let o = run_stdin(r, &["patch", "t1"], GREETING_DIFF);
     assert_eq!(o.status.code(), Some(3));
     // The workspace after apply hashes to the session's current snapshot.
     let cur = session_doc(r, "t1")["current_snapshot"]
@@ -141,22 +122,13 @@ fn full_lifecycle_with_exact_bytes_and_states() {
     assert_sessions_valid(r);
 }
 
-fn genesis_stdin(dir: &Path, args: &[&str], input: &[u8]) -> std::process::Output {
-    common::genesis()
-        .current_dir(dir)
-        .args(args)
-        .write_stdin(input.to_vec())
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn patch_after_abort_exits_3_and_workspace_is_untouched() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     ok(&run_in(r, &["open", "--session", "a1"]));
     ok(&run_in(r, &["abort", "a1"]));
-    let o = genesis_stdin(r, &["patch", "a1"], GREETING_DIFF);
+    let o = run_stdin(r, &["patch", "a1"], GREETING_DIFF);
     assert_eq!(o.status.code(), Some(3));
     assert_eq!(
         stderr(&o),
@@ -169,7 +141,7 @@ fn patch_after_abort_exits_3_and_workspace_is_untouched() {
 
 #[test]
 fn failing_obligation_gives_exit_1_and_apply_refuses() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     ok(&run_in(r, &["open", "--session", "f1"]));
     let o = run_in(r, &["verify", "f1"]);
@@ -195,11 +167,11 @@ fn failing_obligation_gives_exit_1_and_apply_refuses() {
 
 #[test]
 fn protected_path_gives_obligations_ok_false_and_apply_refuses() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     ok(&run_in(r, &["open", "--session", "p1"]));
     let diff = b"diff --git a/secret/key b/secret/key\n--- a/secret/key\n+++ b/secret/key\n@@ -1 +1 @@\n-k\n+stolen\ndiff --git a/greeting.txt b/greeting.txt\n--- a/greeting.txt\n+++ b/greeting.txt\n@@ -1 +1 @@\n-hi\n+hello\n";
-    let o = genesis_stdin(r, &["patch", "p1", "--verify"], diff);
+    let o = run_stdin(r, &["patch", "p1", "--verify"], diff);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("static obligation protected fails: secret/key"),
@@ -218,7 +190,7 @@ fn protected_path_gives_obligations_ok_false_and_apply_refuses() {
 
 #[test]
 fn obligations_come_from_the_base_manifest() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     ok(&run_in(r, &["open", "--session", "m1"]));
     // The patch tries to drop the obligation; the base manifest still judges it.
@@ -257,10 +229,10 @@ fn obligations_come_from_the_base_manifest() {
 
 #[test]
 fn conflict_when_the_workspace_changed_and_nothing_is_written() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     ok(&run_in(r, &["open", "--session", "c1"]));
-    ok(&genesis_stdin(r, &["patch", "c1"], GREETING_DIFF));
+    ok(&run_stdin(r, &["patch", "c1"], GREETING_DIFF));
     ok(&run_in(r, &["verify", "c1"]));
     std::fs::write(r.join("greeting.txt"), b"edited by a human\n").unwrap();
     let o = run_in(r, &["apply", "c1"]);
@@ -292,12 +264,12 @@ fn conflict_when_the_workspace_changed_and_nothing_is_written() {
 
 #[test]
 fn bad_hunk_is_refused_naming_file_and_hunk() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     ok(&run_in(r, &["open", "--session", "h1"]));
     let before = session_doc(r, "h1");
     let diff = b"diff --git a/greeting.txt b/greeting.txt\n--- a/greeting.txt\n+++ b/greeting.txt\n@@ -1 +1 @@\n-bonjour\n+hello\n";
-    let o = genesis_stdin(r, &["patch", "h1"], diff);
+    let o = run_stdin(r, &["patch", "h1"], diff);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.contains("greeting.txt") && e.contains("hunk 1"), "{e}");
@@ -306,7 +278,7 @@ fn bad_hunk_is_refused_naming_file_and_hunk() {
 
 #[test]
 fn from_dir_patch_applies_with_git_apply() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     std::fs::write(r.join("tool.sh"), b"#!/bin/sh\necho tool\n").unwrap();
     std::fs::write(r.join("crlf.txt"), b"one\r\ntwo\r\n").unwrap();
@@ -433,10 +405,10 @@ fn obligation_timeout_kills_the_process_group() {
 
 #[test]
 fn diff_of_a_session_is_base_to_current() {
-    let ws = workspace();
+    let ws = workspace(MANIFEST, FILES);
     let r = ws.path();
     ok(&run_in(r, &["open", "--session", "d1"]));
-    ok(&genesis_stdin(r, &["patch", "d1"], GREETING_DIFF));
+    ok(&run_stdin(r, &["patch", "d1"], GREETING_DIFF));
     let o = run_in(r, &["diff", "d1"]);
     assert_eq!(
         ok(&o),
@@ -463,4 +435,65 @@ fn duplicate_obligation_ids_are_refused() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A manifest excluding `target/` with one obligation that always passes.
+const MANIFEST_EXCLUDING_TARGET: &[u8] = br#"{"schema":"genesis/manifest-v0.1","exclude":["target/"],"obligations":[{"id":"ok","run":["true"]}]}"#;
+
+/// Files beside [`MANIFEST_EXCLUDING_TARGET`].
+const A_AND_KEEP_FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n"), ("keep/me.txt", b"mine\n")];
+
+#[test]
+fn hand_edited_verification_does_not_pass_apply() {
+    let d = workspace(MANIFEST_EXCLUDING_TARGET, A_AND_KEEP_FILES);
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "f"]));
+    let diff = b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    ok(&run_stdin(r, &["patch", "f", "-"], diff));
+    let p = r.join(".genesis/sessions/f.json");
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+    doc["verification"] = serde_json::json!({
+        "snapshot": doc["current_snapshot"], "acceptance": "a".repeat(64), "obligations_ok": true
+    });
+    std::fs::write(&p, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let o = run_in(r, &["apply", "f"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("acceptance record"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(r.join("a.txt")).unwrap(), b"a\n");
+}
+
+#[test]
+fn interrupting_verify_kills_the_obligation() {
+    let d = tempfile::tempdir().unwrap();
+    let marker = d
+        .path()
+        .join("..")
+        .join(format!("int-marker-{}", std::process::id()));
+    let script = format!("sleep 2; touch {}", marker.display());
+    let manifest = serde_json::json!({"schema": "genesis/manifest-v0.1",
+        "obligations": [{"id": "slow", "run": ["sh", "-c", script], "timeout_s": 60}]});
+    write_tree(
+        d.path(),
+        &[("genesis.json", manifest.to_string().as_bytes())],
+    );
+    ok(&run_in(d.path(), &["open", "--session", "i"]));
+    let bin = assert_cmd::cargo::cargo_bin("genesis");
+    let child = Command::new(bin)
+        .current_dir(d.path())
+        .args(["verify", "i"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted while obligation slow ran"));
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(!marker.exists(), "the obligation was killed");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join(".genesis/sessions/i.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["verification"], serde_json::Value::Null);
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run_in, stderr, write_tree};
+use common::*;
 
 fn snap(dir: &std::path::Path) -> serde_json::Value {
     let o = run_in(dir, &["snapshot", "--json"]);

@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{python_identity, run_in, stderr, stdout, write_tree};
+use common::*;
 
 const GITIGNORE: &[u8] = b"/Cargo.lock\n/target/\n";
 const LOCK_V1: &[u8] = b"# lockfile v1\n";
@@ -27,27 +27,6 @@ const KEPT_BLOB: &str = "78051faade059d70866df6a3fb83ef348721fd74a87e93ef95c493f
 const WITH_TRACKED: &str = "eca43de6e064679c9d7876fc7d09b8605efd9cb5444da0f3b8079bae3cd5c89a";
 /// Identity of the same commit without git (`.gitignore`, `src/main.rs`).
 const WITHOUT_GIT: &str = "5b0d7124d036621cd8fb3084feaa26815268edd22e91a2880401a4e8a4f8b09d";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("git runs");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
 
 /// A git repository at `dir` whose `.gitignore` lists `/Cargo.lock` and `/target/`, with
 /// `Cargo.lock` and `target/keep.txt` committed with `git add -f` and an untracked
@@ -88,21 +67,8 @@ fn document(identity: &str, entries: &[String]) -> String {
 }
 
 fn paths_of(dir: &Path) -> Vec<String> {
-    let o = run_in(dir, &["--json", "snapshot", "--no-store"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    v["snapshot"]["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn identity_of(dir: &Path) -> String {
-    let o = run_in(dir, &["snapshot", "--no-store", "--identity"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    stdout(&o).trim().to_owned()
+    let v = ok_json(&run_in(dir, &["--json", "snapshot", "--no-store"]));
+    snapshot_paths(&v["snapshot"])
 }
 
 #[test]
@@ -201,8 +167,8 @@ fn archive_of_the_commit_leaves_them_out_a_git_worktree_does_not() {
         ],
     );
     assert!(wt.join(".git").is_file());
-    assert_eq!(identity_of(&wt), WITH_TRACKED);
-    assert_eq!(identity_of(&repo), WITH_TRACKED);
+    assert_eq!(identity(&wt), WITH_TRACKED);
+    assert_eq!(identity(&repo), WITH_TRACKED);
 
     // A .genesisignore whitelist makes the rule Genesis's own: the archive then hashes like
     // the work tree does with the same file.
@@ -213,7 +179,7 @@ fn archive_of_the_commit_leaves_them_out_a_git_worktree_does_not() {
         [".genesisignore", ".gitignore", "Cargo.lock", "src/main.rs"]
     );
     std::fs::remove_dir_all(repo.join("target")).unwrap();
-    assert_eq!(identity_of(&export), identity_of(&repo));
+    assert_eq!(identity(&export), identity(&repo));
 }
 
 #[test]
@@ -250,7 +216,7 @@ fn patch_to_a_tracked_ignored_file_is_accepted_and_applied() {
         .or_else(|| v["current_snapshot"].as_str())
         .unwrap()
         .to_owned();
-    assert_eq!(identity_of(ws), current);
+    assert_eq!(identity(ws), current);
 }
 
 #[test]

@@ -171,6 +171,12 @@ pub fn run() -> ExitCode {
         e.report(ctx.json);
         return ExitCode::from(e.code);
     }
+    // A pinned clock or seed that cannot be read is refused before anything happens.
+    if let Err(e) = genesis::clock::check_env() {
+        let e = CliError::usage(e.to_string());
+        e.report(ctx.json);
+        return ExitCode::from(e.code);
+    }
     // An events file that cannot be written is refused before anything changes.
     if let Some(p) = cli.events.as_ref().filter(|p| p.as_os_str() != "-")
         && let Err(e) = std::fs::OpenOptions::new()

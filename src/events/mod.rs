@@ -186,11 +186,11 @@ pub struct Event {
 }
 
 impl Event {
-    /// An event of `session` happening now.
+    /// An event of `session` happening now ([`crate::clock::now`]: `GENESIS_TIMESTAMP` when set).
     pub fn now(session: impl Into<String>, kind: EventKind) -> Self {
         Event {
             session: session.into(),
-            time: SystemTime::now(),
+            time: crate::clock::now(),
             kind,
         }
     }
@@ -643,9 +643,9 @@ pub(crate) fn epoch_millis(t: SystemTime) -> i64 {
     }
 }
 
-/// A fresh UUIDv7, hyphenated lowercase.
+/// A fresh UUIDv7, hyphenated lowercase ([`crate::clock::uuid7`]: seedable).
 pub(crate) fn uuid7() -> String {
-    uuid::Uuid::now_v7().to_string()
+    crate::clock::uuid7().to_string()
 }
 
 /// `sha256:` + unpadded base64url of the 32 bytes a lowercase/uppercase 64-hex SHA-256 names

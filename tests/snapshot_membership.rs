@@ -1,27 +1,13 @@
-//! `genesis snapshot`, `check`, `validate` and `init` on edge-case trees: exact paths, hashes,
-//! messages and exit statuses.
+//! Which files a snapshot holds, on edge-case trees: hidden files kept, ignore rules applied
+//! (never through a link, never from above the root), `.git`, the store, links and special
+//! files left out, names that cannot be paths refused, the file count and size limits; exact
+//! paths, hashes, messages and exit statuses.
 
 mod common;
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 
-use common::{python_identity, run_in, stderr, stdout, write_tree};
-
-fn snapshot_doc(dir: &Path) -> serde_json::Value {
-    let o = run_in(dir, &["snapshot", "--no-store"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
-}
-
-fn paths(doc: &serde_json::Value) -> Vec<String> {
-    doc["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap().to_owned())
-        .collect()
-}
+use common::*;
 
 #[test]
 fn hidden_files_are_included_with_exact_hashes() {
@@ -31,7 +17,7 @@ fn hidden_files_are_included_with_exact_hashes() {
         &[(".hidden", b"h\n"), ("a.txt", b"a\n"), (".dir/x", b"x")],
     );
     let doc = snapshot_doc(d.path());
-    assert_eq!(paths(&doc), [".dir/x", ".hidden", "a.txt"]);
+    assert_eq!(snapshot_paths(&doc), [".dir/x", ".hidden", "a.txt"]);
     // sha256("a\n")
     assert_eq!(
         doc["files"][2]["blob"],
@@ -64,7 +50,7 @@ fn gitignore_is_honoured_without_a_git_directory() {
     );
     let doc = snapshot_doc(d.path());
     assert_eq!(
-        paths(&doc),
+        snapshot_paths(&doc),
         [
             ".genesisignore",
             ".gitignore",
@@ -81,7 +67,7 @@ fn gitignore_above_the_root_is_not_read() {
     let d = tempfile::tempdir().unwrap();
     write_tree(d.path(), &[(".gitignore", b"*.txt\n"), ("ws/a.txt", b"a")]);
     let doc = snapshot_doc(&d.path().join("ws"));
-    assert_eq!(paths(&doc), ["a.txt"]);
+    assert_eq!(snapshot_paths(&doc), ["a.txt"]);
 }
 
 #[test]
@@ -98,7 +84,7 @@ fn git_directories_are_never_included() {
         ],
     );
     let doc = snapshot_doc(d.path());
-    assert_eq!(paths(&doc), [".gitmodules", "sub/file"]);
+    assert_eq!(snapshot_paths(&doc), [".gitmodules", "sub/file"]);
 }
 
 #[test]
@@ -110,7 +96,7 @@ fn store_directory_is_left_out() {
     let o = run_in(d.path(), &["snapshot", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(paths(&v["snapshot"]), ["a", "genesis.json"]);
+    assert_eq!(snapshot_paths(&v["snapshot"]), ["a", "genesis.json"]);
     assert_eq!(v["stored"], true);
     assert_eq!(v["blobs_added"], 2);
     // The same tree, hashed purely, has the same identity.
@@ -138,7 +124,7 @@ fn symlinks_fifos_are_left_out_and_reported() {
     let o = run_in(r, &["snapshot", "--no-store", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(paths(&v["snapshot"]), [".gitignore", "real/f.txt"]);
+    assert_eq!(snapshot_paths(&v["snapshot"]), [".gitignore", "real/f.txt"]);
     assert_eq!(
         v["skipped"],
         serde_json::json!([
@@ -172,7 +158,7 @@ fn non_utf8_name_is_an_error_unless_ignored() {
     assert!(o.stdout.is_empty());
     std::fs::write(r.join(".genesisignore"), b"bad-*\n").unwrap();
     let doc = snapshot_doc(r);
-    assert_eq!(paths(&doc), [".genesisignore", "ok"]);
+    assert_eq!(snapshot_paths(&doc), [".genesisignore", "ok"]);
 }
 
 #[test]
@@ -241,162 +227,6 @@ fn empty_file_has_the_empty_blob() {
 }
 
 #[test]
-fn no_store_never_creates_a_store_and_snapshot_without_store_creates_none() {
-    let d = tempfile::tempdir().unwrap();
-    write_tree(d.path(), &[("a", b"a")]);
-    let o = run_in(d.path(), &["snapshot"]);
-    assert_eq!(o.status.code(), Some(0));
-    assert!(!d.path().join(".genesis").exists());
-}
-
-#[test]
-fn stored_snapshot_round_trips_and_corruption_is_caught() {
-    let d = tempfile::tempdir().unwrap();
-    let r = d.path();
-    write_tree(r, &[("a.txt", b"one\n")]);
-    assert_eq!(run_in(r, &["init"]).status.code(), Some(0));
-    let id1 = stdout(&run_in(r, &["snapshot", "--identity"]))
-        .trim()
-        .to_owned();
-    std::fs::write(r.join("a.txt"), b"two\n").unwrap();
-    let id2 = stdout(&run_in(r, &["snapshot", "--identity"]))
-        .trim()
-        .to_owned();
-    let o = run_in(r, &["diff", &id1[..8], &id2]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(
-        stdout(&o),
-        "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n"
-    );
-    // Corrupt the blob of "one\n" in the store.
-    let one = genesis::Digest::of(b"one\n").to_string();
-    let obj = r.join(".genesis/objects").join(&one[..2]).join(&one[2..]);
-    std::fs::write(&obj, b"evil\n").unwrap();
-    let o = run_in(r, &["diff", &id1, &id2]);
-    assert_eq!(o.status.code(), Some(4));
-    assert!(
-        stderr(&o).contains("corrupt store object: expected"),
-        "{}",
-        stderr(&o)
-    );
-    // Unknown identity: usage error.
-    let o = run_in(r, &["diff", &"0".repeat(64), &id2]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no snapshot 0000"), "{}", stderr(&o));
-}
-
-#[test]
-fn check_matches_and_lists_differences() {
-    let d = tempfile::tempdir().unwrap();
-    let r = d.path();
-    write_tree(r, &[("a", b"a"), ("b", b"b")]);
-    let doc = stdout(&run_in(r, &["snapshot", "--no-store"]));
-    let expect_file = d.path().join("..").join(format!(
-        "expected-{}.json",
-        r.file_name().unwrap().to_string_lossy()
-    ));
-    std::fs::write(&expect_file, &doc).unwrap();
-    let id = serde_json::from_str::<serde_json::Value>(&doc).unwrap()["identity"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let o = run_in(r, &["check", "--expect", &id]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    std::fs::write(r.join("a"), b"changed").unwrap();
-    std::fs::remove_file(r.join("b")).unwrap();
-    std::fs::write(r.join("c"), b"new").unwrap();
-    let o = run_in(
-        r,
-        &["check", "--json", "--expect", expect_file.to_str().unwrap()],
-    );
-    assert_eq!(o.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["match"], false);
-    assert_eq!(
-        v["differences"],
-        serde_json::json!([
-            {"status": "M", "path": "a"},
-            {"status": "D", "path": "b"},
-            {"status": "A", "path": "c"}
-        ])
-    );
-    std::fs::remove_file(&expect_file).unwrap();
-    let o = run_in(r, &["check", "--expect", "nonsense"]);
-    assert_eq!(o.status.code(), Some(2));
-}
-
-#[test]
-fn validate_reports_pointers_and_exit_codes() {
-    let d = tempfile::tempdir().unwrap();
-    let r = d.path();
-    let good = common::repo_root().join("testdata/identity/nested.json");
-    let o = run_in(r, &["validate", good.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let session = serde_json::json!({
-        "schema": "genesis/agent-transaction-v0.1",
-        "session": "s1",
-        "package_manifest": "genesis.json",
-        "base_snapshot": "a".repeat(64),
-        "current_snapshot": "a".repeat(64),
-        "status": "open",
-        "patches": [{"patch": "b".repeat(64), "before_snapshot": "a".repeat(64),
-                     "after_snapshot": "NOT-A-HASH", "obligations_ok": true, "acceptance": null}],
-        "verification": null
-    });
-    std::fs::write(r.join("s.json"), session.to_string()).unwrap();
-    let o = run_in(r, &["validate", "--json", "s.json"]);
-    assert_eq!(o.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["files"][0]["kind"], "session");
-    assert_eq!(
-        v["files"][0]["violations"][0]["pointer"],
-        "/patches/0/after_snapshot"
-    );
-    std::fs::write(r.join("bad.json"), b"{not json").unwrap();
-    let o = run_in(r, &["validate", "bad.json"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("bad.json: invalid JSON"),
-        "{}",
-        stderr(&o)
-    );
-}
-
-#[test]
-fn init_writes_a_valid_manifest_and_keeps_an_existing_one() {
-    let d = tempfile::tempdir().unwrap();
-    let r = d.path();
-    let o = run_in(r, &["init"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(
-        std::fs::read_to_string(r.join(".genesis/format")).unwrap(),
-        "genesis-store 1\n"
-    );
-    let o = run_in(r, &["validate", "genesis.json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    std::fs::write(
-        r.join("genesis.json"),
-        b"{\"schema\":\"genesis/manifest-v0.1\",\"obligations\":[]}",
-    )
-    .unwrap();
-    let o = run_in(r, &["init"]);
-    assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).contains("kept as it is"));
-    assert_eq!(
-        std::fs::read(r.join("genesis.json")).unwrap(),
-        b"{\"schema\":\"genesis/manifest-v0.1\",\"obligations\":[]}"
-    );
-    std::fs::write(r.join("genesis.json"), b"{oops").unwrap();
-    let o = run_in(r, &["snapshot"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("genesis.json: invalid JSON"),
-        "{}",
-        stderr(&o)
-    );
-}
-
-#[test]
 fn manifest_exclude_globs_apply() {
     let d = tempfile::tempdir().unwrap();
     write_tree(
@@ -412,5 +242,22 @@ fn manifest_exclude_globs_apply() {
         ],
     );
     let doc = snapshot_doc(d.path());
-    assert_eq!(paths(&doc), ["genesis.json", "src/lib.rs"]);
+    assert_eq!(snapshot_paths(&doc), ["genesis.json", "src/lib.rs"]);
+}
+
+#[test]
+fn symlinked_ignore_file_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let outside = d.path().join("outside");
+    std::fs::write(&outside, b"*.log\n").unwrap();
+    let r = d.path().join("ws");
+    write_tree(&r, &[("a.log", b"x")]);
+    std::os::unix::fs::symlink(&outside, r.join(".gitignore")).unwrap();
+    let o = run_in(&r, &["snapshot", "--no-store"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(".gitignore: ignore files must be regular files"),
+        "{}",
+        stderr(&o)
+    );
 }

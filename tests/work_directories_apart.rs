@@ -1,0 +1,75 @@
+//! Directories Genesis makes and empties lie apart from what it must not touch: a verify
+//! `--workdir` outside the workspace and store, new or made by Genesis (its excluded build
+//! cache survives the next run); a `--checkout` outside the store and the workspace.
+
+mod common;
+
+use common::*;
+
+const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","exclude":["target/"],"obligations":[{"id":"ok","run":["true"]}]}"#;
+
+/// The workspace's files besides the manifest.
+const FILES: &[(&str, &[u8])] = &[("a.txt", b"a\n"), ("keep/me.txt", b"mine\n")];
+
+#[test]
+fn workdir_must_be_apart_new_or_marked() {
+    let d = workspace(MANIFEST, FILES);
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "w"]));
+    for bad in [".", "keep", ".genesis", "..", "/"] {
+        let o = run_in(r, &["verify", "w", "--workdir", bad]);
+        assert_eq!(o.status.code(), Some(2), "--workdir {bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("must lie outside the workspace"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("thesis.txt"), b"precious\n").unwrap();
+    let o = run_in(
+        r,
+        &["verify", "w", "--workdir", other.path().to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("was not made by Genesis"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(other.path().join("thesis.txt")).unwrap(),
+        b"precious\n"
+    );
+    // A new directory works, and on the next run its excluded build cache survives while a
+    // stray member file goes.
+    let wd = other.path().join("wd");
+    ok(&run_in(
+        r,
+        &["verify", "w", "--workdir", wd.to_str().unwrap()],
+    ));
+    std::fs::create_dir_all(wd.join("target")).unwrap();
+    std::fs::write(wd.join("target/cache"), b"cache").unwrap();
+    std::fs::write(wd.join("stray.txt"), b"x").unwrap();
+    ok(&run_in(
+        r,
+        &["verify", "w", "--workdir", wd.to_str().unwrap()],
+    ));
+    assert_eq!(std::fs::read(wd.join("target/cache")).unwrap(), b"cache");
+    assert!(!wd.join("stray.txt").exists());
+    assert_eq!(std::fs::read(wd.join("a.txt")).unwrap(), b"a\n");
+    // The workspace was never touched.
+    assert_eq!(std::fs::read(r.join("keep/me.txt")).unwrap(), b"mine\n");
+}
+
+#[test]
+fn checkout_inside_the_store_or_workspace_is_refused() {
+    let d = workspace(MANIFEST, FILES);
+    let r = d.path();
+    ok(&run_in(r, &["init"]));
+    for bad in [".genesis/sessions", ".genesis/x", "sub"] {
+        let o = run_in(r, &["open", "--session", "c", "--checkout", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+    }
+    assert!(!r.join(".genesis/sessions/c.json").exists());
+}
