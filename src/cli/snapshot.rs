@@ -14,7 +14,8 @@ pub struct Args {
     /// Print only the identity (64 hex characters).
     #[arg(long)]
     identity: bool,
-    /// Never read or write a store: a pure hash of the tree.
+    /// Never write a store: a pure hash of the tree (a session's checkout is still judged with
+    /// the tracked files its session recorded, read from the store when there is one).
     #[arg(long)]
     no_store: bool,
 }
