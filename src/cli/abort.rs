@@ -62,7 +62,7 @@ fn print(ctx: &Context, o: &AbortOutcome) {
             } else {
                 ""
             };
-            crate::outln!("  {what} {}{saved}", s.path);
+            crate::outln!("  {what} {}{saved}", super::shown(&s.path));
         }
         return;
     }
@@ -72,7 +72,12 @@ fn print(ctx: &Context, o: &AbortOutcome) {
             o.saved.len()
         );
         for f in &o.saved {
-            crate::outln!("  {} ({} bytes, blob {})", f.path, f.bytes, f.blob);
+            crate::outln!(
+                "  {} ({} bytes, blob {})",
+                super::shown(&f.path),
+                f.bytes,
+                f.blob
+            );
         }
         crate::outln!("bring them back with: genesis restore {id}");
     }

@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }));
     } else {
         for c in &out.changes {
-            crate::outln!("{}\t{}", c.status.letter(), c.path);
+            crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
         }
         if out.written {
             crate::outln!(

@@ -295,3 +295,10 @@ pub fn print_json(value: &serde_json::Value) {
     s.push('\n');
     write_out(&s);
 }
+
+/// A workspace path as the human output prints it: quoted as git does with core.quotePath
+/// (`"caf\303\251.txt"`), so two spellings that look alike print differently
+/// ([`genesis::diff::quote_path`]). `--json` output keeps paths unquoted.
+pub fn shown(path: impl AsRef<str>) -> String {
+    genesis::diff::quote_path("", path.as_ref())
+}

@@ -117,7 +117,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             None => crate::outln!("no changes; nothing recorded"),
             Some(e) => {
                 for c in &out.changes {
-                    crate::outln!("{}\t{}", c.status.letter(), c.path);
+                    crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
                 }
                 crate::outln!(
                     "patch {} recorded: {} → {}",

@@ -41,7 +41,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     }
     let verb = if args.dry_run { "would write" } else { "wrote" };
     for p in &o.written {
-        crate::outln!("{verb} {p}");
+        crate::outln!("{verb} {}", super::shown(p));
     }
     crate::outln!(
         "{verb} {} file(s) into {} ({} already there)",

@@ -98,7 +98,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 s.session
             );
             for f in &w.files {
-                crate::outln!("  {} ({} bytes)", f.path, f.bytes);
+                crate::outln!("  {} ({} bytes)", super::shown(&f.path), f.bytes);
             }
         }
         for l in &state.logs {
