@@ -128,6 +128,15 @@ pub enum EngineError {
     /// Bad input that is not a patch error (a bad argument, a result over the v0.1 limits).
     #[error("{0}")]
     Invalid(String),
+    /// The session's engine state names no manifest blob, which `open` always records: the
+    /// state file was edited or damaged (store corruption, exit 4).
+    #[error("session {id}: the engine state {} records no manifest (store corruption)", .path.display())]
+    StateWithoutManifest {
+        /// The session.
+        id: String,
+        /// Its engine state file (`sessions/<id>.state`).
+        path: PathBuf,
+    },
     /// A file-system operation on the workspace failed.
     #[error("{}: {source}", .path.display())]
     Io {
@@ -567,9 +576,12 @@ impl Engine {
         state: &SessionState,
         session: &Session,
     ) -> Result<Manifest, EngineError> {
-        let blob = state.manifest_blob.ok_or_else(|| {
-            EngineError::Invalid(format!("session {}: no manifest recorded", session.session))
-        })?;
+        let blob = state
+            .manifest_blob
+            .ok_or_else(|| EngineError::StateWithoutManifest {
+                id: session.session.to_string(),
+                path: session::state_path(&self.store, session.session.as_str()),
+            })?;
         let bytes = self.store.read_object(&blob)?;
         Ok(Manifest::from_bytes(
             &bytes,
@@ -869,7 +881,10 @@ impl Engine {
                     &DiffOptions::default(),
                     &mut text,
                 )
-                .map_err(|e| EngineError::Invalid(e.to_string()))?;
+                .map_err(|e| match e {
+                    crate::diff::DiffError::Store(s) => EngineError::Store(s),
+                    other => EngineError::Invalid(other.to_string()),
+                })?;
                 // The text goes through exactly the rules a submitted diff does, so what is
                 // recorded always replays: a directory state the patch rules refuse (two names
                 // that differ only by case, a path over the limits) is refused here too.

@@ -152,7 +152,10 @@ impl From<EngineError> for CliError {
             | EngineError::Conflict { .. }
             | EngineError::NothingToRestore { .. } => 3,
             EngineError::Journal(j) => return j.into(),
-            EngineError::Materialize(_) | EngineError::Io { .. } | EngineError::Interrupted(_) => 4,
+            EngineError::Materialize(_)
+            | EngineError::Io { .. }
+            | EngineError::Interrupted(_)
+            | EngineError::StateWithoutManifest { .. } => 4,
         };
         CliError {
             code,
