@@ -406,7 +406,7 @@ impl Engine {
             list.retain(|c| !(c.new.is_none() && left.contains(c.path.as_str())));
         }
         for c in &list {
-            if let Some(reason) = crate::engine::forbidden_path(&c.path) {
+            if let Some(reason) = crate::path::forbidden_path(&c.path) {
                 return Err(EngineError::Unsafe {
                     path: c.path.to_string(),
                     reason: reason.into(),

@@ -42,28 +42,13 @@ pub fn blocked_parent(
     path: &WorkspacePath,
     deleted: &BTreeSet<&str>,
 ) -> Option<String> {
-    let comps: Vec<&str> = path.components().collect();
-    let mut cur = root.to_path_buf();
-    let mut prefix = String::new();
-    for comp in &comps[..comps.len() - 1] {
-        cur.push(comp);
-        if !prefix.is_empty() {
-            prefix.push('/');
-        }
-        prefix.push_str(comp);
-        match std::fs::symlink_metadata(&cur) {
-            Ok(md) if md.file_type().is_symlink() => {
-                return Some(format!(
-                    "{prefix} is a symbolic link; nothing is written through links"
-                ));
-            }
-            Ok(md) if md.is_dir() => {}
-            Ok(_) if deleted.contains(prefix.as_str()) => return None,
-            Ok(_) => return Some(format!("{prefix} is a file where a directory is needed")),
-            Err(_) => return None,
-        }
+    use crate::path::BlockedParent;
+    match crate::path::blocked_parent(root, path, |p| deleted.contains(p))? {
+        BlockedParent::Link(p) => Some(format!(
+            "{p} is a symbolic link; nothing is written through links"
+        )),
+        BlockedParent::File(p) => Some(format!("{p} is a file where a directory is needed")),
     }
-    None
 }
 
 /// Checks that each changed path still holds its base state. Returns the conflicts, sorted,

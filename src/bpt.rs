@@ -679,14 +679,6 @@ pub fn interaction_id(patches: usize, snapshot: &str) -> String {
     format!("genesis-apply:{patches}:{snapshot}")
 }
 
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(p)
-    }
-}
-
 /// The work root: `given` (made absolute), else `<parent of the workspace>/.genesis-worktrees`.
 ///
 /// # Errors
@@ -694,7 +686,7 @@ fn absolute(p: &Path) -> PathBuf {
 /// parent directory.
 pub fn work_root(workspace: &Workspace, given: Option<&Path>) -> Result<PathBuf, BptError> {
     if let Some(g) = given {
-        return Ok(absolute(g));
+        return Ok(crate::path::absolute_lexical(g));
     }
     let root = std::fs::canonicalize(workspace.root()).map_err(io_err(workspace.root()))?;
     let parent = root.parent().ok_or_else(|| {
@@ -711,7 +703,7 @@ pub fn work_root(workspace: &Workspace, given: Option<&Path>) -> Result<PathBuf,
 /// # Errors
 /// [`BptError::BadRequest`] for a missing path, a dangling link, or a path outside.
 pub fn resolve_worktree_path(given: &str, work_root: &Path) -> Result<PathBuf, BptError> {
-    let p = absolute(Path::new(given));
+    let p = crate::path::absolute_lexical(Path::new(given));
     let md = std::fs::symlink_metadata(&p)
         .map_err(|e| BptError::BadRequest(format!("resume.worktreePath {given:?}: {e}")))?;
     let real = std::fs::canonicalize(&p).map_err(|e| {

@@ -18,7 +18,7 @@ use crate::obligation::{
     AcceptanceRecord, CommandResult, StaticResult, run_command, static_checks,
 };
 use crate::patch::{FileChange, PatchError, PreImage, apply_patch};
-use crate::path::WorkspacePath;
+use crate::path::{WorkspacePath, absolute_resolved, forbidden_path};
 use crate::session::{
     self, MAX_PATCHES, ObligationLog, PatchEntry, SESSION_SCHEMA, Session, SessionError, SessionId,
     SessionState, SnapshotState, Status, Verification,
@@ -358,7 +358,6 @@ type Pending = BTreeMap<Digest, Vec<u8>>;
 /// The file that marks a directory as a Genesis workdir (`verify --workdir`).
 pub const WORKDIR_MARKER: &str = ".genesis-workdir";
 
-/// `p` made absolute, with its deepest existing ancestor canonicalised (links resolved).
 /// The place verify writes a snapshot into, for [`crate::path::check_fs_limits`]: the default
 /// scratch directory `<tmp>/genesis-verify-<session>-XXXXXX` (`scratch`: `dir` is the temporary
 /// directory it is made in) or the `--workdir` `dir` itself; each file is first written as
@@ -366,61 +365,20 @@ pub const WORKDIR_MARKER: &str = ".genesis-workdir";
 fn verify_place(dir: &Path, id: &str, scratch: bool) -> crate::path::FsPlace {
     let temp_name_len = ".genesis-tmp-XXXXXX".len();
     if scratch {
-        let dir = absolute(dir).join(format!("genesis-verify-{id}-XXXXXX"));
+        let dir = absolute_resolved(dir).join(format!("genesis-verify-{id}-XXXXXX"));
         crate::path::FsPlace {
             what: format!("the default verify scratch directory {}", dir.display()),
             dir_len: dir.as_os_str().len(),
             temp_name_len,
         }
     } else {
-        let dir = absolute(dir);
+        let dir = absolute_resolved(dir);
         crate::path::FsPlace {
             what: format!("the verify workdir {}", dir.display()),
             dir_len: dir.as_os_str().len(),
             temp_name_len,
         }
     }
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    let p = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(p)
-    };
-    let mut existing = p.clone();
-    let mut rest = Vec::new();
-    while std::fs::symlink_metadata(&existing).is_err() {
-        match (existing.file_name(), existing.parent()) {
-            (Some(n), Some(parent)) => {
-                rest.push(n.to_owned());
-                existing = parent.to_path_buf();
-            }
-            _ => break,
-        }
-    }
-    let mut c = std::fs::canonicalize(&existing).unwrap_or(existing);
-    for n in rest.iter().rev() {
-        c.push(n);
-    }
-    c
-}
-
-/// Whether a path must never be written by a session: a `.git` component in any case
-/// spelling, or the top-level store directory `.genesis`.
-pub fn forbidden_path(path: &WorkspacePath) -> Option<&'static str> {
-    if path.components().any(|c| c.eq_ignore_ascii_case(".git")) {
-        return Some("paths inside .git are never written");
-    }
-    let first = path.components().next().unwrap_or("");
-    if first.eq_ignore_ascii_case(crate::snapshot::STORE_DIR_NAME) {
-        return Some("paths inside the store (.genesis) are never written");
-    }
-    let b = first.as_bytes();
-    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
-        return Some("a drive-letter path (another volume on Windows) is never written");
-    }
-    None
 }
 
 impl Engine {
@@ -696,18 +654,13 @@ impl Engine {
     /// A directory Genesis writes for the agent or the obligations must lie apart from the
     /// workspace and the store: not equal to, inside, or above either, and not `/`.
     fn check_apart(&self, dir: &Path, what: &str) -> Result<(), EngineError> {
-        let (d, root, store) = (
-            absolute(dir),
-            absolute(self.workspace.root()),
-            absolute(self.workspace.store_dir()),
-        );
-        let clash = |other: &Path| d.starts_with(other) || other.starts_with(&d);
-        if d.parent().is_none() || clash(&root) || clash(&store) {
+        let (root, store) = (self.workspace.root(), self.workspace.store_dir());
+        if !crate::path::lies_apart(dir, &[root, store]) {
             return Err(EngineError::Invalid(format!(
                 "{}: {what} must lie outside the workspace {} and the store {} (not inside or above either)",
                 dir.display(),
-                root.display(),
-                store.display()
+                absolute_resolved(root).display(),
+                absolute_resolved(store).display()
             )));
         }
         Ok(())
@@ -966,7 +919,7 @@ impl Engine {
         result: &Snapshot,
     ) -> Result<(), EngineError> {
         use crate::path::FsPlace;
-        let root = absolute(self.workspace.root());
+        let root = absolute_resolved(self.workspace.root());
         // Journal ops are numbered below 2 × 4096 (base plus current files): 4 digits; 5 kept.
         let staging = ".genesis-tmp-".len() + id.len() + 1 + 5;
         let places = [

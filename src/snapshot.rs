@@ -39,7 +39,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::hash::{Digest, snapshot_identity};
+use crate::hash::Digest;
 use crate::path::{PathError, WorkspacePath};
 use crate::tracked::{TrackedError, TrackedFiles};
 
@@ -49,8 +49,25 @@ pub const SNAPSHOT_SCHEMA: &str = "genesis/workspace-snapshot-v0.1";
 pub const MAX_FILES: usize = 4096;
 /// Largest file a v0.1 snapshot may list, in bytes (004 `snapshotFile.bytes.maximum`).
 pub const MAX_FILE_BYTES: u64 = 268_435_456;
-/// The default store directory name, always left out of snapshots.
-pub const STORE_DIR_NAME: &str = ".genesis";
+/// The default store directory name, always left out of snapshots (defined in
+/// [`crate::path`], with the rule that no session writes into it).
+pub use crate::path::STORE_DIR_NAME;
+
+/// The identity of a snapshot whose sorted file list is `files`: SHA-256 of the JCS form of
+/// `{"files": files, "schema": "genesis/workspace-snapshot-v0.1"}` (DESIGN section 2). The
+/// bytes hashed are those of the table in [`crate::hash`].
+pub fn snapshot_identity(files: &[SnapshotFile]) -> Digest {
+    #[derive(serde::Serialize)]
+    struct Unnamed<'a> {
+        schema: &'static str,
+        files: &'a [SnapshotFile],
+    }
+    crate::hash::canonical_digest(&Unnamed {
+        schema: SNAPSHOT_SCHEMA,
+        files,
+    })
+    .expect("snapshot documents hold only strings and integers")
+}
 
 /// One entry of a snapshot's `files`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -62,6 +79,15 @@ pub struct SnapshotFile {
     pub blob: Digest,
     /// The file's size in bytes (0 ..= [`MAX_FILE_BYTES`]).
     pub bytes: u64,
+}
+
+impl crate::statcache::Hashed for SnapshotFile {
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn blob(&self) -> Digest {
+        self.blob
+    }
 }
 
 /// A `genesis/workspace-snapshot-v0.1` document whose identity matches its files.
@@ -342,56 +368,9 @@ pub struct Skipped {
     pub reason: SkipReason,
 }
 
-/// A regular file found by [`scan`], not yet hashed.
-#[derive(Debug, Clone)]
-pub struct ScannedFile {
-    /// Its workspace path.
-    pub path: WorkspacePath,
-    /// Where it is on disk.
-    pub fs_path: PathBuf,
-    /// Size from `lstat`, in bytes.
-    pub bytes: u64,
-    /// Whether the owner's executable bit is set.
-    pub executable: bool,
-    /// The `lstat` fields the stat cache compares.
-    pub stat: StatKey,
-}
-
-/// The `lstat` fields that say a file is unchanged since it was last hashed: size,
-/// modification and status-change times in nanoseconds, inode and device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct StatKey {
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, nanoseconds since the Unix epoch.
-    pub mtime_ns: i64,
-    /// Status-change time, nanoseconds since the Unix epoch (changes on every write and chmod,
-    /// and cannot be set back by `touch`).
-    pub ctime_ns: i64,
-    /// Inode number.
-    pub ino: u64,
-    /// Device number.
-    pub dev: u64,
-}
-
-impl StatKey {
-    fn of(md: &std::fs::Metadata) -> StatKey {
-        use std::os::unix::fs::MetadataExt;
-        StatKey {
-            size: md.len(),
-            mtime_ns: md
-                .mtime()
-                .saturating_mul(1_000_000_000)
-                .saturating_add(md.mtime_nsec()),
-            ctime_ns: md
-                .ctime()
-                .saturating_mul(1_000_000_000)
-                .saturating_add(md.ctime_nsec()),
-            ino: md.ino(),
-            dev: md.dev(),
-        }
-    }
-}
+/// A regular file found by [`scan`], not yet hashed, and the `lstat` fields the stat cache
+/// compares (defined in [`crate::statcache`]).
+pub use crate::statcache::{ScannedFile, StatKey};
 
 /// What [`scan`] found.
 #[derive(Debug, Clone, Default)]
