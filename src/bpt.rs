@@ -1038,7 +1038,11 @@ fn start(
 ) -> Result<Outcome, BptError> {
     let task = &request.scope.local_task_id;
     let exec = &request.scope.execution_id;
-    let engine = Engine::new(workspace.clone(), true)?.with_lock_wait(opts.lock_wait);
+    // Interrupted changes are finished first, waiting for the store lock as long as
+    // `Engine::new`'s default (as when construction recovered implicitly).
+    let engine = Engine::new(workspace.clone(), true)?;
+    engine.recover_pending()?;
+    let engine = engine.with_lock_wait(opts.lock_wait);
     let _lock = lock_task(engine.store(), task, opts.lock_wait)?;
     let mut record = load_task(engine.store(), task)?.unwrap_or_else(|| TaskRecord::new(task));
     let mut previous = None;
@@ -1216,7 +1220,11 @@ fn resume(
     if workspace.existing_store()?.is_none() {
         return Err(unknown());
     }
-    let engine = Engine::new(workspace.clone(), false)?.with_lock_wait(opts.lock_wait);
+    // Interrupted changes are finished first, waiting for the store lock as long as
+    // `Engine::new`'s default (as when construction recovered implicitly).
+    let engine = Engine::new(workspace.clone(), false)?;
+    engine.recover_pending()?;
+    let engine = engine.with_lock_wait(opts.lock_wait);
     let _lock = lock_task(engine.store(), task, opts.lock_wait)?;
     let mut record = load_task(engine.store(), task)?.ok_or_else(unknown)?;
     let entry = record.execution(exec).cloned().ok_or_else(unknown)?;

@@ -11,8 +11,6 @@
 //! [`json`] (strict JSON reading: duplicate member names refused everywhere), [`schema`] (the
 //! bundled JSON Schemas), [`workspace`] (a workspace with its store and
 //! manifest).
-pub mod abort;
-pub mod apply;
 pub mod bpt;
 pub mod check;
 pub mod diff;

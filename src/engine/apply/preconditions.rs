@@ -1,4 +1,4 @@
-//! Writing a session's changes into the workspace.
+//! The preconditions of writing a session's changes into the workspace.
 //!
 //! Preconditions ([`check_preconditions`]): compare-and-swap per path. Every path the session
 //! changes must still hold its base content on disk (a regular file with the base blob and
@@ -37,7 +37,7 @@ fn same_file_as_a_deletion(
 /// Why a directory on the way to `path` under `root` stops a write there: a symbolic link, or
 /// a file that is not in `deleted` (a file this change deletes may stand where a directory
 /// will be). `None` when every existing parent is a real directory.
-pub fn blocked_parent(
+pub(crate) fn blocked_parent(
     root: &Path,
     path: &WorkspacePath,
     deleted: &BTreeSet<&str>,
@@ -53,7 +53,7 @@ pub fn blocked_parent(
 
 /// Checks that each changed path still holds its base state. Returns the conflicts, sorted,
 /// each `(path, reason)`; empty when the apply may go ahead.
-pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)> {
+pub(crate) fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)> {
     let deleted: BTreeSet<&str> = list
         .iter()
         .filter(|c| c.status == Status::Deleted)
@@ -124,7 +124,7 @@ pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)
 /// leaves `dir` empty, so a file may replace it. A directory holding anything else (a file
 /// the snapshot rules leave out, a link, a file another session added) is never emptied by
 /// force: that would lose bytes nobody recorded.
-pub fn foreign_entry(dir: &Path, rel: &str, deleted: &BTreeSet<&str>) -> Option<String> {
+pub(crate) fn foreign_entry(dir: &Path, rel: &str, deleted: &BTreeSet<&str>) -> Option<String> {
     for e in walkdir::WalkDir::new(dir).min_depth(1).follow_links(false) {
         let e = match e {
             Ok(e) => e,

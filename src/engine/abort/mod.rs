@@ -306,7 +306,9 @@ impl Engine {
         let mut steps = Vec::new();
         for f in snapshot.files() {
             let target = f.path.to_fs_path(&dir);
-            if crate::apply::blocked_parent(&dir, &f.path, &BTreeSet::new()).is_some() {
+            if crate::engine::apply::preconditions::blocked_parent(&dir, &f.path, &BTreeSet::new())
+                .is_some()
+            {
                 continue;
             }
             if let OnDisk::File(b, _, x) = on_disk(self, &target, false)?
@@ -426,7 +428,9 @@ impl Engine {
         let mut saved = Vec::new();
         for c in &list {
             let target = c.path.to_fs_path(&root);
-            if let Some(reason) = crate::apply::blocked_parent(&root, &c.path, &deleted) {
+            if let Some(reason) =
+                crate::engine::apply::preconditions::blocked_parent(&root, &c.path, &deleted)
+            {
                 conflicts.push((c.path.to_string(), reason));
                 continue;
             }
@@ -434,9 +438,11 @@ impl Engine {
                 Some(o) => Some((o.file.blob, o.file.bytes, o.executable)),
                 None => match std::fs::symlink_metadata(&target) {
                     Ok(md) if md.is_dir() && !md.file_type().is_symlink() => {
-                        if let Some(r) =
-                            crate::apply::foreign_entry(&target, c.path.as_str(), &deleted)
-                        {
+                        if let Some(r) = crate::engine::apply::preconditions::foreign_entry(
+                            &target,
+                            c.path.as_str(),
+                            &deleted,
+                        ) {
                             conflicts.push((c.path.to_string(), r));
                         }
                         None
@@ -790,7 +796,11 @@ impl Engine {
         let mut unchanged = Vec::new();
         for f in &saved.files {
             let target = f.path.to_fs_path(&root);
-            if let Some(reason) = crate::apply::blocked_parent(&root, &f.path, &BTreeSet::new()) {
+            if let Some(reason) = crate::engine::apply::preconditions::blocked_parent(
+                &root,
+                &f.path,
+                &BTreeSet::new(),
+            ) {
                 conflicts.push((f.path.to_string(), reason));
                 continue;
             }
