@@ -802,7 +802,19 @@ impl Emitter {
                 EngineError::Patch(_)
                 | EngineError::PathLimit(_)
                 | EngineError::VerifyPathLimit { .. }
-                | EngineError::Invalid(_)
+                | EngineError::CheckoutInPlace
+                | EngineError::ManifestNotInSnapshot { .. }
+                | EngineError::NotApart { .. }
+                | EngineError::BadDirectory { .. }
+                | EngineError::TooManyPatches { .. }
+                | EngineError::PatchInputMismatch { .. }
+                | EngineError::LeftOut { .. }
+                | EngineError::DirNotReproduced { .. }
+                | EngineError::FileUnderFile { .. }
+                | EngineError::OverLimit { .. }
+                | EngineError::SnapshotDocument(_)
+                | EngineError::SavedFilesInvalid { .. }
+                | EngineError::NoCheckoutToRestore { .. }
                 | EngineError::Unsafe { .. },
             ) => codes::BAD_INPUT,
             _ => codes::IO_ERROR,

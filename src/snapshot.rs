@@ -488,6 +488,18 @@ pub enum SnapshotError {
     /// A `.gitignore` or `.genesisignore` that is a symbolic link.
     #[error("{}: ignore files must be regular files, not symbolic links (git does not read them through links either); replace it with a copy", .0.display())]
     IgnoreFileIsLink(PathBuf),
+    /// Copying a file into the store failed (a store write, or a directory sync); `path` is
+    /// the file copied or the store. Exit 4.
+    #[error("{}: {source}", .path.display())]
+    Ingest {
+        /// The file being copied, or the store directory.
+        path: PathBuf,
+        /// The store's error.
+        source: Box<crate::store::StoreError>,
+    },
+    /// The files found do not form a valid snapshot document (other than their number).
+    #[error(transparent)]
+    Document(SnapshotDocumentError),
     /// A file changed (type or size) while it was read.
     #[error("{}: changed while it was being read; snapshot again", .0.display())]
     Changed(PathBuf),
@@ -924,7 +936,7 @@ pub fn snapshot_dir_using(
             count,
             limit: MAX_FILES,
         },
-        other => SnapshotError::Changed(PathBuf::from(other.to_string())),
+        other => SnapshotError::Document(other),
     })?;
     Ok(SnapshotOutcome {
         snapshot,

@@ -123,6 +123,19 @@ pub enum StoreError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A document Genesis wrote into the store (the executable bits of a snapshot) is not
+    /// JSON of the expected shape: it was edited or damaged (store corruption, exit 4).
+    #[error("{}: {source}", .path.display())]
+    BadDocument {
+        /// The file.
+        path: PathBuf,
+        /// `serde_json`'s message, with line and column.
+        source: crate::json::JsonError,
+    },
+    /// A source file to copy into the store could not be opened as a regular file (it is a
+    /// link now, or unreadable).
+    #[error(transparent)]
+    Source(#[from] Box<crate::snapshot::SnapshotError>),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -448,9 +461,9 @@ impl Store {
                         path: exec_path.clone(),
                         source,
                     },
-                    e => StoreError::Io {
+                    source => StoreError::BadDocument {
                         path: exec_path.clone(),
-                        source: std::io::Error::other(e.to_string()),
+                        source,
                     },
                 })?;
                 e.executable
@@ -488,9 +501,13 @@ impl Store {
         let added = std::sync::atomic::AtomicUsize::new(0);
         let touched = std::sync::Mutex::new(BTreeSet::new());
         let ingest = |path: &Path| -> Result<(Digest, u64), SnapshotError> {
-            let (digest, len, new_dir) = self.ingest(path).map_err(|e| SnapshotError::Read {
-                path: path.into(),
-                source: std::io::Error::other(e.to_string()),
+            let (digest, len, new_dir) = self.ingest(path).map_err(|source| match source {
+                // The source file's own error (a link now, unreadable), as a snapshot reports it.
+                StoreError::Source(e) => *e,
+                source => SnapshotError::Ingest {
+                    path: path.into(),
+                    source: Box::new(source),
+                },
             })?;
             if let Some(d) = new_dir {
                 added.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -511,9 +528,9 @@ impl Store {
                 trust_cached: &present,
             },
         )?;
-        let io = |e: StoreError| SnapshotError::Read {
+        let io = |source: StoreError| SnapshotError::Ingest {
             path: self.root.clone(),
-            source: std::io::Error::other(e.to_string()),
+            source: Box::new(source),
         };
         let dirs = std::mem::take(&mut *touched.lock().unwrap_or_else(|e| e.into_inner()));
         for d in dirs {
@@ -539,10 +556,8 @@ impl Store {
     }
 
     fn ingest(&self, source: &Path) -> Result<(Digest, u64, Option<PathBuf>), StoreError> {
-        let mut input = crate::snapshot::open_regular(source).map_err(|e| StoreError::Io {
-            path: source.into(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
+        let mut input =
+            crate::snapshot::open_regular(source).map_err(|e| StoreError::Source(Box::new(e)))?;
         let tmp_dir = self.root.join("tmp");
         std::fs::create_dir_all(&tmp_dir).map_err(io_err(&tmp_dir))?;
         let mut tmp = tempfile::Builder::new()

@@ -50,6 +50,7 @@ fn exit_of(e: BptError, redactor: &Redactor) -> CliError {
         BptError::WrongWorker { .. } | BptError::Conflict(_) => CliError {
             code: 3,
             message: e.to_string(),
+            cause: super::error::Cause::Other,
         },
         BptError::Engine(e) => e.into(),
         BptError::Io { .. } => CliError::io(e.to_string()),

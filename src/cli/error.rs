@@ -16,6 +16,23 @@ pub struct CliError {
     pub code: u8,
     /// The message, naming the path, field or hunk.
     pub message: String,
+    /// Which failure it is, where the event code tells it apart from others of the same exit
+    /// status (DESIGN section 8); set from the error variant, never from the message.
+    pub cause: Cause,
+}
+
+/// The failures an event code names beyond the exit status (see `events::codes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Cause {
+    /// Nothing more than the exit status says.
+    #[default]
+    Other,
+    /// Another process holds the store lock ([`StoreError::Locked`]): `store-locked`,
+    /// retryable.
+    StoreLocked,
+    /// The workspace changed under the session ([`EngineError::Conflict`]):
+    /// `apply-conflict`, reported as a failure.
+    ApplyConflict,
 }
 
 impl CliError {
@@ -24,6 +41,7 @@ impl CliError {
         CliError {
             code: 2,
             message: message.into(),
+            cause: Cause::Other,
         }
     }
 
@@ -32,6 +50,7 @@ impl CliError {
         CliError {
             code: 4,
             message: message.into(),
+            cause: Cause::Other,
         }
     }
 
@@ -53,6 +72,8 @@ impl From<SnapshotError> for CliError {
             SnapshotError::Store(s) => return (*s).into(),
             SnapshotError::Walk { .. }
             | SnapshotError::Read { .. }
+            | SnapshotError::Ingest { .. }
+            | SnapshotError::Document(_)
             | SnapshotError::Changed(_)
             | SnapshotError::Tracked(_) => 4,
             _ => 2,
@@ -60,6 +81,7 @@ impl From<SnapshotError> for CliError {
         CliError {
             code,
             message: e.to_string(),
+            cause: Cause::Other,
         }
     }
 }
@@ -78,6 +100,11 @@ impl From<StoreError> for CliError {
         CliError {
             code,
             message: e.to_string(),
+            cause: if matches!(e, StoreError::Locked { .. }) {
+                Cause::StoreLocked
+            } else {
+                Cause::Other
+            },
         }
     }
 }
@@ -100,6 +127,7 @@ impl From<ManifestError> for CliError {
         CliError {
             code,
             message: e.to_string(),
+            cause: Cause::Other,
         }
     }
 }
@@ -113,6 +141,7 @@ impl From<DiffError> for CliError {
             DiffError::Output(ref io) if io.kind() == std::io::ErrorKind::BrokenPipe => CliError {
                 code: 0,
                 message: String::new(),
+                cause: Cause::Other,
             },
             other => CliError::io(other.to_string()),
         }
@@ -126,10 +155,7 @@ impl From<SessionError> for CliError {
             SessionError::NotFound(_)
             | SessionError::Exists(_)
             | SessionError::DuplicateKey { .. } => CliError::usage(e.to_string()),
-            SessionError::Invalid { .. } => CliError {
-                code: 4,
-                message: e.to_string(),
-            },
+            SessionError::Invalid { .. } => CliError::io(e.to_string()),
         }
     }
 }
@@ -141,17 +167,30 @@ impl From<EngineError> for CliError {
             EngineError::Session(s) => return s.into(),
             EngineError::Manifest(m) => return m.into(),
             EngineError::Snapshot(s) => return s.into(),
+            EngineError::Journal(j) => return j.into(),
+            EngineError::Diff(d) => return d.into(),
             EngineError::Patch(_)
             | EngineError::PathLimit(_)
             | EngineError::VerifyPathLimit { .. }
-            | EngineError::Invalid(_)
-            | EngineError::Unsafe { .. } => 2,
+            | EngineError::Unsafe { .. }
+            | EngineError::CheckoutInPlace
+            | EngineError::ManifestNotInSnapshot { .. }
+            | EngineError::NotApart { .. }
+            | EngineError::BadDirectory { .. }
+            | EngineError::TooManyPatches { .. }
+            | EngineError::PatchInputMismatch { .. }
+            | EngineError::LeftOut { .. }
+            | EngineError::DirNotReproduced { .. }
+            | EngineError::FileUnderFile { .. }
+            | EngineError::OverLimit { .. }
+            | EngineError::SnapshotDocument(_)
+            | EngineError::SavedFilesInvalid { .. }
+            | EngineError::NoCheckoutToRestore { .. } => 2,
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
             | EngineError::SessionMoved { .. }
             | EngineError::Conflict { .. }
             | EngineError::NothingToRestore { .. } => 3,
-            EngineError::Journal(j) => return j.into(),
             EngineError::Materialize(_)
             | EngineError::Io { .. }
             | EngineError::Interrupted(_)
@@ -160,6 +199,11 @@ impl From<EngineError> for CliError {
         CliError {
             code,
             message: e.to_string(),
+            cause: if matches!(e, EngineError::Conflict { .. }) {
+                Cause::ApplyConflict
+            } else {
+                Cause::Other
+            },
         }
     }
 }
@@ -176,6 +220,7 @@ impl From<JournalError> for CliError {
         CliError {
             code,
             message: e.to_string(),
+            cause: Cause::Other,
         }
     }
 }

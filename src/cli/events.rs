@@ -3,6 +3,7 @@
 use genesis::engine::Engine;
 use genesis::events::{Dialect, Event, EventKind, EventSink, Scope, codes};
 
+use super::error::Cause;
 use super::{CliError, Context};
 
 /// An event sink for one session (or none, without `--events`).
@@ -76,8 +77,8 @@ impl Events {
         }
         let code = match e.code {
             2 => codes::BAD_INPUT,
-            3 if e.message.contains("is locked by") => codes::STORE_LOCKED,
-            3 if e.message.contains("changed under session") => codes::APPLY_CONFLICT,
+            3 if e.cause == Cause::StoreLocked => codes::STORE_LOCKED,
+            3 if e.cause == Cause::ApplyConflict => codes::APPLY_CONFLICT,
             3 => codes::SESSION_NOT_OPEN,
             _ => codes::IO_ERROR,
         };

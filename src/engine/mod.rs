@@ -44,8 +44,8 @@ pub use abort::{
     AbortAction, AbortOptions, AbortOutcome, AbortStep, RestoreOptions, RestoreOutcome,
 };
 pub use apply::{ApplyOptions, ApplyOutcome};
-pub use error::EngineError;
 pub(crate) use error::io_err;
+pub use error::{ConflictKind, EngineError, PathConflict};
 pub use open::{OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome};
 pub use replay::ReplayStep;
@@ -302,10 +302,7 @@ impl Engine {
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let list = changes(&base, &current);
-        let stats = crate::diff::stats(&base, &current, &list).map_err(|e| match e {
-            crate::diff::DiffError::Store(s) => EngineError::Store(s),
-            other => EngineError::Invalid(other.to_string()),
-        })?;
+        let stats = crate::diff::stats(&base, &current, &list)?;
         Ok(Impact {
             files_changed: list.len(),
             lines_added: stats.iter().map(|s| s.added).sum(),

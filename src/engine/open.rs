@@ -37,8 +37,10 @@ impl Engine {
     ///
     /// # Errors
     /// [`ManifestError::Missing`] (says to run `genesis init` or pass `--manifest`), an invalid
-    /// manifest, [`SessionError::Exists`], snapshot errors, and [`EngineError::Invalid`] for a
-    /// checkout directory that is not empty or lies inside the workspace.
+    /// manifest, [`SessionError::Exists`], snapshot errors, and [`EngineError::CheckoutInPlace`],
+    /// [`EngineError::ManifestNotInSnapshot`], and [`EngineError::BadDirectory`] or
+    /// [`EngineError::NotApart`] for a checkout directory that is not empty or lies inside the
+    /// workspace.
     pub fn open(&self, opts: &OpenOptions) -> Result<OpenOutcome, EngineError> {
         let _lock = self.lock()?;
         let id = opts.session.clone().unwrap_or_else(SessionId::generate);
@@ -53,9 +55,7 @@ impl Engine {
         let manifest = Manifest::load(&manifest_rel.to_fs_path(root))?;
         if let Some(dir) = &opts.checkout {
             if opts.in_place {
-                return Err(EngineError::Invalid(
-                    "--checkout and --in-place exclude each other: an in-place session edits the workspace itself".into(),
-                ));
+                return Err(EngineError::CheckoutInPlace);
             }
             self.check_checkout_dir(dir)?;
         }
@@ -63,9 +63,7 @@ impl Engine {
             .store
             .snapshot_into(root, &self.snapshot_options(&manifest)?)?;
         let Some(mfile) = outcome.snapshot.get(manifest_rel.as_str()).cloned() else {
-            return Err(EngineError::Invalid(format!(
-                "{manifest_rel}: the manifest is not in the workspace snapshot (it is ignored or excluded); a session's obligations come from its base snapshot"
-            )));
+            return Err(EngineError::ManifestNotInSnapshot { path: manifest_rel });
         };
         // The manifest as stored (the exact bytes the obligations will come from).
         let manifest_bytes = self.store.read_object(&mfile.blob)?;
@@ -119,15 +117,15 @@ impl Engine {
 
     /// A directory Genesis writes for the agent or the obligations must lie apart from the
     /// workspace and the store: not equal to, inside, or above either, and not `/`.
-    pub(super) fn check_apart(&self, dir: &Path, what: &str) -> Result<(), EngineError> {
+    pub(super) fn check_apart(&self, dir: &Path, option: &'static str) -> Result<(), EngineError> {
         let (root, store) = (self.workspace.root(), self.workspace.store_dir());
         if !crate::path::lies_apart(dir, &[root, store]) {
-            return Err(EngineError::Invalid(format!(
-                "{}: {what} must lie outside the workspace {} and the store {} (not inside or above either)",
-                dir.display(),
-                absolute_resolved(root).display(),
-                absolute_resolved(store).display()
-            )));
+            return Err(EngineError::NotApart {
+                dir: dir.to_path_buf(),
+                option,
+                workspace: absolute_resolved(root),
+                store: absolute_resolved(store),
+            });
         }
         Ok(())
     }
@@ -135,17 +133,17 @@ impl Engine {
     pub(crate) fn check_checkout_dir(&self, dir: &Path) -> Result<(), EngineError> {
         if let Ok(md) = std::fs::symlink_metadata(dir) {
             if !md.is_dir() {
-                return Err(EngineError::Invalid(format!(
-                    "{}: --checkout must be a new or empty directory",
-                    dir.display()
-                )));
+                return Err(EngineError::BadDirectory {
+                    dir: dir.to_path_buf(),
+                    reason: "--checkout must be a new or empty directory",
+                });
             }
             let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
             if rd.next().is_some() {
-                return Err(EngineError::Invalid(format!(
-                    "{}: --checkout directory is not empty",
-                    dir.display()
-                )));
+                return Err(EngineError::BadDirectory {
+                    dir: dir.to_path_buf(),
+                    reason: "--checkout directory is not empty",
+                });
             }
         }
         self.check_apart(dir, "--checkout")

@@ -41,8 +41,10 @@ impl Engine {
     ///
     /// # Errors
     /// [`EngineError::NotOpen`], [`EngineError::Patch`] (names the file, hunk and line),
-    /// [`EngineError::Invalid`] when the result breaks the v0.1 limits or the session already
-    /// holds 4096 patches.
+    /// [`EngineError::PatchInputMismatch`], [`EngineError::Unsafe`], [`EngineError::LeftOut`],
+    /// [`EngineError::OverLimit`] or [`EngineError::FileUnderFile`] when the result breaks the
+    /// v0.1 rules, [`EngineError::TooManyPatches`] when the session already holds 4096
+    /// patches; [`EngineError::Diff`] (a corrupt store object is exit 4).
     pub fn patch(
         &self,
         id: &str,
@@ -52,9 +54,10 @@ impl Engine {
         let lock = self.lock()?;
         let (mut session, mut state) = self.load_open(id)?;
         if session.patches.len() >= MAX_PATCHES {
-            return Err(EngineError::Invalid(format!(
-                "session {id} holds {MAX_PATCHES} patches, the v0.1 limit; apply or abort it and open a new one"
-            )));
+            return Err(EngineError::TooManyPatches {
+                id: id.to_owned(),
+                limit: MAX_PATCHES,
+            });
         }
         let manifest = self.manifest_of(&state, &session)?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
@@ -62,14 +65,16 @@ impl Engine {
         let input = match (input, state.in_place) {
             (PatchInput::Workspace, true) => PatchInput::Dir(&root),
             (PatchInput::Workspace, false) => {
-                return Err(EngineError::Invalid(format!(
-                    "session {id} is not in-place: give a diff (file or -) or --from DIR"
-                )));
+                return Err(EngineError::PatchInputMismatch {
+                    id: id.to_owned(),
+                    in_place: false,
+                });
             }
             (_, true) => {
-                return Err(EngineError::Invalid(format!(
-                    "session {id} is in-place: its patches are recorded from the workspace; run `genesis patch {id}` without a diff"
-                )));
+                return Err(EngineError::PatchInputMismatch {
+                    id: id.to_owned(),
+                    in_place: true,
+                });
             }
             (other, false) => other,
         };
@@ -103,14 +108,7 @@ impl Engine {
                         }
                     })?;
                 if !left_out.is_empty() {
-                    let list: Vec<String> = left_out
-                        .iter()
-                        .map(|l| format!("{} ({})", l.path, l.reason))
-                        .collect();
-                    return Err(EngineError::Invalid(format!(
-                        "patch refused, nothing recorded: it leaves paths that snapshots of the workspace leave out, so the result could never be reproduced from disk: {}",
-                        list.join(", ")
-                    )));
+                    return Err(EngineError::LeftOut { paths: left_out });
                 }
                 // Every check passed: only now does anything reach the store.
                 for data in pending.values() {
@@ -158,23 +156,18 @@ impl Engine {
                     &list,
                     &DiffOptions::default(),
                     &mut text,
-                )
-                .map_err(|e| match e {
-                    crate::diff::DiffError::Store(s) => EngineError::Store(s),
-                    other => EngineError::Invalid(other.to_string()),
-                })?;
+                )?;
                 // The text goes through exactly the rules a submitted diff does, so what is
                 // recorded always replays: a directory state the patch rules refuse (two names
                 // that differ only by case, a path over the limits) is refused here too.
                 let again = apply_patch(&text, &TreeImage(&current), &patch_options(&manifest))?;
                 let (snap, exec, _) = self.apply_changes(&current, again.changes)?;
                 if snap.identity() != out.snapshot.identity() || exec != out.executable {
-                    return Err(EngineError::Invalid(format!(
-                        "{}: the diff Genesis wrote for this directory gives snapshot {}, not the directory's {}; nothing recorded",
-                        dir.display(),
-                        snap.identity(),
-                        out.snapshot.identity()
-                    )));
+                    return Err(EngineError::DirNotReproduced {
+                        dir: dir.to_path_buf(),
+                        written: snap.identity(),
+                        expected: out.snapshot.identity(),
+                    });
                 }
                 skipped = out.skipped;
                 (out.snapshot, out.executable, text)
@@ -308,18 +301,21 @@ impl Engine {
             let mut prefix = *p;
             while let Some((parent, _)) = prefix.rsplit_once('/') {
                 if names.contains(parent) {
-                    return Err(EngineError::Invalid(format!(
-                        "{parent}: the patch leaves both a file {parent:?} and a file {p:?} inside a directory of that name"
-                    )));
+                    return Err(EngineError::FileUnderFile {
+                        parent: parent.to_owned(),
+                        path: (*p).to_owned(),
+                    });
                 }
                 prefix = parent;
             }
         }
         let snap = Snapshot::from_files(files.into_values().collect()).map_err(|e| match e {
-            SnapshotDocumentError::TooManyFiles { count } => EngineError::Invalid(format!(
-                "the patch would leave {count} files, more than the v0.1 limit of 4096"
-            )),
-            other => EngineError::Invalid(other.to_string()),
+            SnapshotDocumentError::TooManyFiles { count } => EngineError::OverLimit {
+                what: "files",
+                limit: crate::snapshot::MAX_FILES,
+                actual: count,
+            },
+            other => EngineError::SnapshotDocument(other),
         })?;
         Ok((snap, exec, pending))
     }

@@ -231,19 +231,19 @@ impl Engine {
         self.check_apart(dir, "--workdir")?;
         match std::fs::symlink_metadata(dir) {
             Err(_) => Ok(()),
-            Ok(md) if !md.is_dir() => Err(EngineError::Invalid(format!(
-                "{}: --workdir is not a directory",
-                dir.display()
-            ))),
+            Ok(md) if !md.is_dir() => Err(EngineError::BadDirectory {
+                dir: dir.to_path_buf(),
+                reason: "--workdir is not a directory",
+            }),
             Ok(_) => {
                 let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
                 if rd.next().is_none() || dir.join(WORKDIR_MARKER).is_file() {
                     Ok(())
                 } else {
-                    Err(EngineError::Invalid(format!(
-                        "{}: --workdir is not empty and was not made by Genesis (no {WORKDIR_MARKER}); give a new or empty directory",
-                        dir.display()
-                    )))
+                    Err(EngineError::BadDirectory {
+                        dir: dir.to_path_buf(),
+                        reason: "--workdir is not empty and was not made by Genesis (no .genesis-workdir); give a new or empty directory",
+                    })
                 }
             }
         }

@@ -24,7 +24,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::diff::{Change, Tree, changes};
-use crate::engine::{Engine, EngineError, journal_op};
+use crate::engine::{ConflictKind, Engine, EngineError, PathConflict, journal_op};
 use crate::hash::Digest;
 use crate::journal::{FileState, Journal, JournalOp};
 use crate::materialize::{MaterializeOptions, materialize};
@@ -431,7 +431,7 @@ impl Engine {
             if let Some(reason) =
                 crate::engine::apply::preconditions::blocked_parent(&root, &c.path, &deleted)
             {
-                conflicts.push((c.path.to_string(), reason));
+                conflicts.push(PathConflict::new(c.path.as_str(), reason));
                 continue;
             }
             let on_disk: Option<(Digest, u64, bool)> = match &c.old {
@@ -443,7 +443,7 @@ impl Engine {
                             c.path.as_str(),
                             &deleted,
                         ) {
-                            conflicts.push((c.path.to_string(), r));
+                            conflicts.push(PathConflict::new(c.path.as_str(), r));
                         }
                         None
                     }
@@ -451,9 +451,9 @@ impl Engine {
                         OnDisk::Absent => None,
                         OnDisk::File(b, n, x) => Some((b, n, x)),
                         OnDisk::Other => {
-                            conflicts.push((
-                                c.path.to_string(),
-                                "is not a regular file on disk; abort does not replace it".into(),
+                            conflicts.push(PathConflict::new(
+                                c.path.as_str(),
+                                ConflictKind::NotRegularForAbort,
                             ));
                             None
                         }
@@ -501,7 +501,7 @@ impl Engine {
             ops.push(op);
         }
         if !conflicts.is_empty() {
-            conflicts.sort();
+            PathConflict::sort(&mut conflicts);
             return Err(EngineError::Conflict {
                 id: id.into(),
                 conflicts,
@@ -560,9 +560,9 @@ impl Engine {
                 Ok(md) if md.file_type().is_symlink() || !md.is_dir() => {
                     return Err(EngineError::Conflict {
                         id: session.session.to_string(),
-                        conflicts: vec![(
+                        conflicts: vec![PathConflict::new(
                             d.display().to_string(),
-                            "the checkout directory is now a link or a file; abort does not touch it (remove it, then abort again)".into(),
+                            ConflictKind::CheckoutReplaced,
                         )],
                     });
                 }
@@ -570,11 +570,9 @@ impl Engine {
                     Some(other) => {
                         return Err(EngineError::Conflict {
                             id: session.session.to_string(),
-                            conflicts: vec![(
+                            conflicts: vec![PathConflict::new(
                                 d.display().to_string(),
-                                format!(
-                                    "is now the checkout of open session {other}; abort does not touch it"
-                                ),
+                                ConflictKind::CheckoutOfOther(other.to_string()),
                             )],
                         });
                     }
@@ -649,7 +647,7 @@ impl Engine {
     ///
     /// # Errors
     /// [`EngineError::NothingToRestore`] when the session is not aborted or its abort saved
-    /// nothing; [`EngineError::Invalid`] when `--to` is not a new or empty directory apart from the workspace; [`EngineError::Conflict`]
+    /// nothing; [`EngineError::BadDirectory`] or [`EngineError::NotApart`] when `--to` is not a new or empty directory apart from the workspace, [`EngineError::NoCheckoutToRestore`]; [`EngineError::Conflict`]
     /// naming each path that changed since the abort (nothing written then); store, journal
     /// and write errors.
     pub fn restore(&self, id: &str, opts: &RestoreOptions) -> Result<RestoreOutcome, EngineError> {
@@ -681,7 +679,10 @@ impl Engine {
                     })
                     .collect(),
             )
-            .map_err(|e| EngineError::Invalid(format!("session {id}: saved files: {e}")))?,
+            .map_err(|source| EngineError::SavedFilesInvalid {
+                id: id.to_owned(),
+                source,
+            })?,
         };
         let saved_exec: BTreeSet<WorkspacePath> = match &saved.snapshot {
             Some(_) => saved.executable.clone(),
@@ -711,9 +712,7 @@ impl Engine {
         }
         if !state.in_place && session.status == Status::Aborted {
             let Some(dir) = state.checkout.clone() else {
-                return Err(EngineError::Invalid(format!(
-                    "session {id} had no checkout directory; use `genesis restore {id} --to DIR`"
-                )));
+                return Err(EngineError::NoCheckoutToRestore { id: id.to_owned() });
             };
             // Abort removed the member files: each saved file must be absent (or already
             // hold its saved content); files the rules left out, which abort kept, stay.
@@ -728,9 +727,9 @@ impl Engine {
                     OnDisk::File(b, _, x) if b == f.blob && x == exec => {
                         unchanged.push(f.path.clone())
                     }
-                    _ => conflicts.push((
-                        f.path.to_string(),
-                        "is in the checkout directory again; restore with --to DIR".to_owned(),
+                    _ => conflicts.push(PathConflict::new(
+                        f.path.as_str(),
+                        ConflictKind::BackInCheckout,
                     )),
                 }
             }
@@ -801,14 +800,14 @@ impl Engine {
                 &f.path,
                 &BTreeSet::new(),
             ) {
-                conflicts.push((f.path.to_string(), reason));
+                conflicts.push(PathConflict::new(f.path.as_str(), reason));
                 continue;
             }
             let disk = match on_disk(self, &target, false)? {
                 OnDisk::Absent => None,
                 OnDisk::File(b, n, x) => Some((b, n, x)),
                 OnDisk::Other => {
-                    conflicts.push((f.path.to_string(), "is not a regular file on disk".into()));
+                    conflicts.push(PathConflict::new(f.path.as_str(), ConflictKind::NotRegular));
                     continue;
                 }
             };
@@ -827,9 +826,9 @@ impl Engine {
                 mode: None,
             });
             if disk_state != base_state {
-                conflicts.push((
-                    f.path.to_string(),
-                    "changed since it was saved; nothing restored (use --to DIR)".into(),
+                conflicts.push(PathConflict::new(
+                    f.path.as_str(),
+                    ConflictKind::ChangedSinceSaved,
                 ));
                 continue;
             }

@@ -84,12 +84,7 @@ impl Engine {
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
             changes(&current, &now_tree)
                 .into_iter()
-                .map(|c| {
-                    (
-                        c.path.to_string(),
-                        "differs from the session's current snapshot; record it with `genesis patch` and verify again".to_owned(),
-                    )
-                })
+                .map(|c| PathConflict::new(c.path.as_str(), ConflictKind::DiffersFromCurrent))
                 .collect()
         } else {
             let mut conflicts = preconditions::check_preconditions(&root, &list);
@@ -98,12 +93,14 @@ impl Engine {
                 let now = self.snapshot_cached(&root, &manifest)?;
                 let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
                 for c in changes(&base, &now_tree) {
-                    let p = c.path.to_string();
-                    if !conflicts.iter().any(|(q, _)| *q == p) {
-                        conflicts.push((p, "differs from the base snapshot (--strict)".into()));
+                    if !conflicts.iter().any(|q| q.path == c.path.as_str()) {
+                        conflicts.push(PathConflict::new(
+                            c.path.as_str(),
+                            ConflictKind::DiffersFromBase,
+                        ));
                     }
                 }
-                conflicts.sort();
+                PathConflict::sort(&mut conflicts);
             }
             conflicts
         };

@@ -12,6 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::diff::{Change, Status};
+use crate::engine::{ConflictKind, PathConflict};
 use crate::path::WorkspacePath;
 use crate::snapshot::hash_file;
 
@@ -41,19 +42,17 @@ pub(crate) fn blocked_parent(
     root: &Path,
     path: &WorkspacePath,
     deleted: &BTreeSet<&str>,
-) -> Option<String> {
+) -> Option<ConflictKind> {
     use crate::path::BlockedParent;
     match crate::path::blocked_parent(root, path, |p| deleted.contains(p))? {
-        BlockedParent::Link(p) => Some(format!(
-            "{p} is a symbolic link; nothing is written through links"
-        )),
-        BlockedParent::File(p) => Some(format!("{p} is a file where a directory is needed")),
+        BlockedParent::Link(p) => Some(ConflictKind::LinkParent(p)),
+        BlockedParent::File(p) => Some(ConflictKind::FileParent(p)),
     }
 }
 
 /// Checks that each changed path still holds its base state. Returns the conflicts, sorted,
-/// each `(path, reason)`; empty when the apply may go ahead.
-pub(crate) fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)> {
+/// each a path and its [`ConflictKind`]; empty when the apply may go ahead.
+pub(crate) fn check_preconditions(root: &Path, list: &[Change]) -> Vec<PathConflict> {
     let deleted: BTreeSet<&str> = list
         .iter()
         .filter(|c| c.status == Status::Deleted)
@@ -65,7 +64,7 @@ pub(crate) fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, 
         // Directories on the way must be real directories (or a file this apply deletes).
         let blocked = blocked_parent(root, &c.path, &deleted);
         if let Some(reason) = blocked {
-            out.push((p.to_owned(), reason));
+            out.push(PathConflict::new(p, reason));
             continue;
         }
         let target = c.path.to_fs_path(root);
@@ -78,57 +77,57 @@ pub(crate) fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, 
             (None, Ok(md)) if md.is_dir() && !md.file_type().is_symlink() => {
                 // A directory the deletions must empty so the new file can take its place.
                 if let Some(reason) = foreign_entry(&target, p, &deleted) {
-                    out.push((p.to_owned(), reason));
+                    out.push(PathConflict::new(p, reason));
                 }
             }
-            (None, Ok(_)) => out.push((
-                p.to_owned(),
-                "exists on disk, but the session adds it".into(),
-            )),
-            (Some(_), Err(_)) => out.push((
-                p.to_owned(),
-                "missing on disk; it was in the base snapshot".into(),
-            )),
+            (None, Ok(_)) => out.push(PathConflict::new(p, ConflictKind::AddedButExists)),
+            (Some(_), Err(_)) => out.push(PathConflict::new(p, ConflictKind::Missing)),
             (Some(_), Ok(md)) if md.file_type().is_symlink() => {
-                out.push((p.to_owned(), "is a symbolic link on disk".into()))
+                out.push(PathConflict::new(p, ConflictKind::Link))
             }
             (Some(_), Ok(md)) if !md.is_file() => {
-                out.push((p.to_owned(), "is not a regular file on disk".into()))
+                out.push(PathConflict::new(p, ConflictKind::NotRegular))
             }
             (Some(old), Ok(md)) => {
                 let exec = md.permissions().mode() & 0o100 != 0;
                 match hash_file(&target) {
-                    Ok((blob, _)) if blob != old.file.blob => out.push((
-                        p.to_owned(),
-                        format!(
-                            "changed on disk since the session opened (base {}, now {blob})",
-                            old.file.blob
-                        ),
+                    Ok((blob, _)) if blob != old.file.blob => out.push(PathConflict::new(
+                        p,
+                        ConflictKind::Changed {
+                            base: old.file.blob,
+                            now: blob,
+                        },
                     )),
-                    Ok(_) if exec != old.executable => out.push((
-                        p.to_owned(),
-                        "its executable bit changed on disk since the session opened".into(),
-                    )),
+                    Ok(_) if exec != old.executable => {
+                        out.push(PathConflict::new(p, ConflictKind::ModeChanged))
+                    }
                     Ok(_) => {}
-                    Err(e) => out.push((p.to_owned(), format!("cannot be read: {e}"))),
+                    Err(e) => out.push(PathConflict::new(
+                        p,
+                        ConflictKind::Unreadable(e.to_string()),
+                    )),
                 }
             }
         }
     }
-    out.sort();
+    PathConflict::sort(&mut out);
     out
 }
 
 /// The first entry below the directory `dir` (workspace path `rel`) that is not a regular
-/// file listed in `deleted`, described as a conflict reason; `None` when deleting `deleted`
+/// file listed in `deleted`, as a conflict; `None` when deleting `deleted`
 /// leaves `dir` empty, so a file may replace it. A directory holding anything else (a file
 /// the snapshot rules leave out, a link, a file another session added) is never emptied by
 /// force: that would lose bytes nobody recorded.
-pub(crate) fn foreign_entry(dir: &Path, rel: &str, deleted: &BTreeSet<&str>) -> Option<String> {
+pub(crate) fn foreign_entry(
+    dir: &Path,
+    rel: &str,
+    deleted: &BTreeSet<&str>,
+) -> Option<ConflictKind> {
     for e in walkdir::WalkDir::new(dir).min_depth(1).follow_links(false) {
         let e = match e {
             Ok(e) => e,
-            Err(err) => return Some(format!("is a directory that cannot be read: {err}")),
+            Err(err) => return Some(ConflictKind::UnreadableDir(err.to_string())),
         };
         if e.file_type().is_dir() {
             continue;
@@ -141,16 +140,9 @@ pub(crate) fn foreign_entry(dir: &Path, rel: &str, deleted: &BTreeSet<&str>) -> 
             .map(|p| format!("{rel}/{p}"));
         match below {
             Some(b) if e.file_type().is_file() && deleted.contains(b.as_str()) => {}
-            Some(b) => {
-                return Some(format!(
-                    "is a directory holding {b}, which this change does not delete; the file cannot replace it"
-                ));
-            }
+            Some(b) => return Some(ConflictKind::ForeignEntry(b)),
             None => {
-                return Some(format!(
-                    "is a directory holding {}, which this change does not delete; the file cannot replace it",
-                    e.path().display()
-                ));
+                return Some(ConflictKind::ForeignEntry(e.path().display().to_string()));
             }
         }
     }
