@@ -34,6 +34,9 @@ pub struct PatchOutcome {
     pub skipped: Vec<Skipped>,
 }
 
+/// What a patch gives: the new snapshot, its executable paths, and the patch text recorded.
+type Patched = (Snapshot, BTreeSet<WorkspacePath>, Vec<u8>);
+
 impl Engine {
     /// Records a patch (DESIGN section 4, `patch`): applies a diff to the current snapshot in
     /// the store (never the workspace), or takes a directory's snapshot as the new state. All
@@ -81,49 +84,13 @@ impl Engine {
         let mut skipped = Vec::new();
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
-            PatchInput::Diff(bytes) => {
-                let outcome = apply_patch(bytes, &TreeImage(&current), &patch_options(&manifest))?;
-                for p in outcome.changes.keys() {
-                    if let Some(reason) = forbidden_path(p) {
-                        return Err(EngineError::Unsafe {
-                            path: p.to_string(),
-                            reason: reason.into(),
-                        });
-                    }
+            PatchInput::Diff(bytes) => self.patched_by_diff(id, bytes, &current, &manifest)?,
+            PatchInput::Dir(dir) => match self.patched_by_dir(id, dir, &current, &manifest)? {
+                (Some(patched), dir_skipped) => {
+                    skipped = dir_skipped;
+                    patched
                 }
-                let written: Vec<WorkspacePath> = outcome
-                    .changes
-                    .iter()
-                    .filter(|(_, c)| matches!(c, FileChange::Write { .. }))
-                    .map(|(p, _)| p.clone())
-                    .collect();
-                let (snap, exec, pending) = self.apply_changes(&current, outcome.changes)?;
-                self.check_fs_limits(id, written.iter(), &snap)?;
-                let tracked = self.tracked()?;
-                let left_out =
-                    crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
-                        match pending.get(&f.blob) {
-                            Some(data) => Ok(data.clone()),
-                            None => self.store.read_object(&f.blob),
-                        }
-                    })?;
-                if !left_out.is_empty() {
-                    return Err(EngineError::LeftOut { paths: left_out });
-                }
-                // Every check passed: only now does anything reach the store.
-                for data in pending.values() {
-                    self.store.write_object(data)?;
-                }
-                (snap, exec, bytes.to_vec())
-            }
-            PatchInput::Dir(dir) => {
-                let (out, _) = self
-                    .store
-                    .snapshot_into(dir, &self.snapshot_options(&manifest)?)?;
-                let new_tree =
-                    Tree::from_parts(&self.store, out.snapshot.clone(), out.executable.clone());
-                let list = changes(&current, &new_tree);
-                if list.is_empty() {
+                (None, dir_skipped) => {
                     drop(lock);
                     return Ok(PatchOutcome {
                         session,
@@ -133,45 +100,10 @@ impl Engine {
                         lines_removed: 0,
                         static_results: Vec::new(),
                         verification: None,
-                        skipped: out.skipped,
+                        skipped: dir_skipped,
                     });
                 }
-                for c in &list {
-                    if let Some(reason) = forbidden_path(&c.path) {
-                        return Err(EngineError::Unsafe {
-                            path: c.path.to_string(),
-                            reason: reason.into(),
-                        });
-                    }
-                }
-                self.check_fs_limits(
-                    id,
-                    list.iter().filter(|c| c.new.is_some()).map(|c| &c.path),
-                    &out.snapshot,
-                )?;
-                let mut text = Vec::new();
-                write_git_diff(
-                    &current,
-                    &new_tree,
-                    &list,
-                    &DiffOptions::default(),
-                    &mut text,
-                )?;
-                // The text goes through exactly the rules a submitted diff does, so what is
-                // recorded always replays: a directory state the patch rules refuse (two names
-                // that differ only by case, a path over the limits) is refused here too.
-                let again = apply_patch(&text, &TreeImage(&current), &patch_options(&manifest))?;
-                let (snap, exec, _) = self.apply_changes(&current, again.changes)?;
-                if snap.identity() != out.snapshot.identity() || exec != out.executable {
-                    return Err(EngineError::DirNotReproduced {
-                        dir: dir.to_path_buf(),
-                        written: snap.identity(),
-                        expected: out.snapshot.identity(),
-                    });
-                }
-                skipped = out.skipped;
-                (out.snapshot, out.executable, text)
-            }
+            },
         };
         let new_tree = Tree::from_parts(&self.store, new_snapshot.clone(), new_exec.clone());
         let change_list = changes(&current, &new_tree);
@@ -219,6 +151,104 @@ impl Engine {
             outcome.verification = Some(v);
         }
         Ok(outcome)
+    }
+
+    /// The snapshot, executable bits and text a submitted diff gives on `current`, with every
+    /// rule checked (forbidden paths, file-system limits, membership); the new blobs are
+    /// stored only once all passed.
+    fn patched_by_diff(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        current: &Tree,
+        manifest: &Manifest,
+    ) -> Result<Patched, EngineError> {
+        let outcome = apply_patch(bytes, &TreeImage(&current), &patch_options(&manifest))?;
+        for p in outcome.changes.keys() {
+            if let Some(reason) = forbidden_path(p) {
+                return Err(EngineError::Unsafe {
+                    path: p.to_string(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        let written: Vec<WorkspacePath> = outcome
+            .changes
+            .iter()
+            .filter(|(_, c)| matches!(c, FileChange::Write { .. }))
+            .map(|(p, _)| p.clone())
+            .collect();
+        let (snap, exec, pending) = self.apply_changes(&current, outcome.changes)?;
+        self.check_fs_limits(id, written.iter(), &snap)?;
+        let tracked = self.tracked()?;
+        let left_out = crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
+            match pending.get(&f.blob) {
+                Some(data) => Ok(data.clone()),
+                None => self.store.read_object(&f.blob),
+            }
+        })?;
+        if !left_out.is_empty() {
+            return Err(EngineError::LeftOut { paths: left_out });
+        }
+        // Every check passed: only now does anything reach the store.
+        for data in pending.values() {
+            self.store.write_object(data)?;
+        }
+        Ok((snap, exec, bytes.to_vec()))
+    }
+
+    /// The snapshot, executable bits and the diff Genesis writes for the directory `dir`
+    /// (`None` when it equals `current`), and the entries its snapshot left out. The diff goes
+    /// through the same rules as a submitted one.
+    fn patched_by_dir(
+        &self,
+        id: &str,
+        dir: &Path,
+        current: &Tree,
+        manifest: &Manifest,
+    ) -> Result<(Option<Patched>, Vec<Skipped>), EngineError> {
+        let (out, _) = self
+            .store
+            .snapshot_into(dir, &self.snapshot_options(&manifest)?)?;
+        let new_tree = Tree::from_parts(&self.store, out.snapshot.clone(), out.executable.clone());
+        let list = changes(&current, &new_tree);
+        if list.is_empty() {
+            return Ok((None, out.skipped));
+        }
+        for c in &list {
+            if let Some(reason) = forbidden_path(&c.path) {
+                return Err(EngineError::Unsafe {
+                    path: c.path.to_string(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        self.check_fs_limits(
+            id,
+            list.iter().filter(|c| c.new.is_some()).map(|c| &c.path),
+            &out.snapshot,
+        )?;
+        let mut text = Vec::new();
+        write_git_diff(
+            &current,
+            &new_tree,
+            &list,
+            &DiffOptions::default(),
+            &mut text,
+        )?;
+        // The text goes through exactly the rules a submitted diff does, so what is
+        // recorded always replays: a directory state the patch rules refuse (two names
+        // that differ only by case, a path over the limits) is refused here too.
+        let again = apply_patch(&text, &TreeImage(&current), &patch_options(&manifest))?;
+        let (snap, exec, _) = self.apply_changes(&current, again.changes)?;
+        if snap.identity() != out.snapshot.identity() || exec != out.executable {
+            return Err(EngineError::DirNotReproduced {
+                dir: dir.to_path_buf(),
+                written: snap.identity(),
+                expected: out.snapshot.identity(),
+            });
+        }
+        Ok((Some((out.snapshot, out.executable, text)), out.skipped))
     }
 
     /// Refuses (exit 2) a patch whose result this system could not verify or apply: a path it

@@ -79,49 +79,7 @@ impl Engine {
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let static_results = static_checks(&manifest, self.workspace.root(), &base, &current);
-        // Every file of the snapshot is written under the directory: refuse before anything is
-        // made, naming the path and the limit, rather than fail half way with an I/O error (the
-        // limits at patch time used the TMPDIR of that moment).
-        let place = match &opts.workdir {
-            Some(d) => verify_place(d, id, false),
-            None => verify_place(&std::env::temp_dir(), id, true),
-        };
-        for f in current.snapshot.files() {
-            crate::path::check_fs_limits(&f.path, std::slice::from_ref(&place))
-                .map_err(|source| EngineError::VerifyPathLimit { source })?;
-        }
-        let scratch;
-        let workdir: PathBuf = match &opts.workdir {
-            Some(d) => {
-                self.check_workdir(d)?;
-                d.clone()
-            }
-            None => {
-                scratch = tempfile::Builder::new()
-                    .prefix(&format!("genesis-verify-{id}-"))
-                    .tempdir()
-                    .map_err(io_err(&std::env::temp_dir()))?;
-                scratch.path().to_path_buf()
-            }
-        };
-        let mut mopts = MaterializeOptions {
-            durable: false,
-            snapshot: self.snapshot_options(&manifest)?,
-            modes_from: Some(self.workspace.root().to_path_buf()),
-        };
-        mopts.snapshot.exclude.push(format!("/{WORKDIR_MARKER}"));
-        materialize(
-            &self.store,
-            &current.snapshot,
-            &current.executable,
-            &workdir,
-            &mopts,
-        )?;
-        if opts.workdir.is_some() {
-            let marker = workdir.join(WORKDIR_MARKER);
-            std::fs::write(&marker, b"This directory is a Genesis verify workdir; Genesis syncs it to each snapshot it verifies.\n")
-                .map_err(io_err(&marker))?;
-        }
+        let (workdir, _scratch) = self.prepare_workdir(id, opts, &current, &manifest)?;
         let mut env = vec![
             ("GENESIS_SESSION".to_owned(), id.to_owned()),
             (
@@ -144,33 +102,7 @@ impl Engine {
                 return Err(EngineError::Interrupted(ob.id.clone()));
             }
             observer.obligation_started(&ob.id, &ob.run, index, total);
-            let mut carry = [String::new(), String::new()];
-            let mut partial: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
-            let mut r = run_command(ob, &workdir, &env, &mut |stream, data| {
-                let slot = usize::from(stream == crate::events::Stream::Stderr);
-                let text = utf8_pieces(&mut partial[slot], data);
-                let clean = redactor.redact_chunk(&mut carry[slot], &text, false);
-                if !clean.is_empty() {
-                    observer.obligation_output(&ob.id, stream, clean.as_bytes());
-                }
-            });
-            for (slot, stream) in [crate::events::Stream::Stdout, crate::events::Stream::Stderr]
-                .into_iter()
-                .enumerate()
-            {
-                let rest = redactor.redact_chunk(&mut carry[slot], "", true);
-                if !rest.is_empty() {
-                    observer.obligation_output(&ob.id, stream, rest.as_bytes());
-                }
-            }
-            if !redactor.is_empty() {
-                r.stdout = redactor
-                    .redact(&String::from_utf8_lossy(&r.stdout))
-                    .into_bytes();
-                r.stderr = redactor
-                    .redact(&String::from_utf8_lossy(&r.stderr))
-                    .into_bytes();
-            }
+            let r = run_redacted(ob, &workdir, &env, &redactor, observer);
             observer.obligation_finished(&r, index, total);
             if r.interrupted {
                 return Err(EngineError::Interrupted(ob.id.clone()));
@@ -224,6 +156,65 @@ impl Engine {
         })
     }
 
+    /// The directory verify runs the obligations in, holding exactly `current`: the
+    /// `--workdir` (checked, synced, marked with [`WORKDIR_MARKER`]) or a fresh scratch
+    /// directory, returned with its guard (removed when dropped). Every path is first checked
+    /// against the file-system limits there.
+    fn prepare_workdir(
+        &self,
+        id: &str,
+        opts: &VerifyOptions,
+        current: &Tree,
+        manifest: &Manifest,
+    ) -> Result<(PathBuf, Option<tempfile::TempDir>), EngineError> {
+        // Every file of the snapshot is written under the directory: refuse before anything is
+        // made, naming the path and the limit, rather than fail half way with an I/O error (the
+        // limits at patch time used the TMPDIR of that moment).
+        let place = match &opts.workdir {
+            Some(d) => verify_place(d, id, false),
+            None => verify_place(&std::env::temp_dir(), id, true),
+        };
+        for f in current.snapshot.files() {
+            crate::path::check_fs_limits(&f.path, std::slice::from_ref(&place))
+                .map_err(|source| EngineError::VerifyPathLimit { source })?;
+        }
+        let mut scratch = None;
+        let workdir: PathBuf = match &opts.workdir {
+            Some(d) => {
+                self.check_workdir(d)?;
+                d.clone()
+            }
+            None => {
+                let dir = tempfile::Builder::new()
+                    .prefix(&format!("genesis-verify-{id}-"))
+                    .tempdir()
+                    .map_err(io_err(&std::env::temp_dir()))?;
+                let path = dir.path().to_path_buf();
+                scratch = Some(dir);
+                path
+            }
+        };
+        let mut mopts = MaterializeOptions {
+            durable: false,
+            snapshot: self.snapshot_options(&manifest)?,
+            modes_from: Some(self.workspace.root().to_path_buf()),
+        };
+        mopts.snapshot.exclude.push(format!("/{WORKDIR_MARKER}"));
+        materialize(
+            &self.store,
+            &current.snapshot,
+            &current.executable,
+            &workdir,
+            &mopts,
+        )?;
+        if opts.workdir.is_some() {
+            let marker = workdir.join(WORKDIR_MARKER);
+            std::fs::write(&marker, b"This directory is a Genesis verify workdir; Genesis syncs it to each snapshot it verifies.\n")
+                .map_err(io_err(&marker))?;
+        }
+        Ok((workdir, scratch))
+    }
+
     /// `verify --workdir DIR`: apart from the workspace and the store, and either new, empty,
     /// or a directory Genesis used as a workdir before (it holds [`WORKDIR_MARKER`]) — so a
     /// mistyped path never has its files deleted by the sync.
@@ -262,4 +253,44 @@ fn utf8_pieces(partial: &mut Vec<u8>, data: &[u8]) -> String {
     let text = String::from_utf8_lossy(&partial[..cut]).into_owned();
     partial.drain(..cut);
     text
+}
+
+/// Runs the command obligation `ob` in `workdir` with `env`, streaming its output to
+/// `observer` as whole UTF-8 pieces with every secret of `redactor` replaced (a secret split
+/// across two reads included); the stored output is redacted the same way.
+fn run_redacted(
+    ob: &crate::manifest::Obligation,
+    workdir: &Path,
+    env: &[(String, String)],
+    redactor: &crate::events::Redactor,
+    observer: &mut dyn Observer,
+) -> CommandResult {
+    let mut carry = [String::new(), String::new()];
+    let mut partial: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    let mut r = run_command(ob, workdir, env, &mut |stream, data| {
+        let slot = usize::from(stream == crate::events::Stream::Stderr);
+        let text = utf8_pieces(&mut partial[slot], data);
+        let clean = redactor.redact_chunk(&mut carry[slot], &text, false);
+        if !clean.is_empty() {
+            observer.obligation_output(&ob.id, stream, clean.as_bytes());
+        }
+    });
+    for (slot, stream) in [crate::events::Stream::Stdout, crate::events::Stream::Stderr]
+        .into_iter()
+        .enumerate()
+    {
+        let rest = redactor.redact_chunk(&mut carry[slot], "", true);
+        if !rest.is_empty() {
+            observer.obligation_output(&ob.id, stream, rest.as_bytes());
+        }
+    }
+    if !redactor.is_empty() {
+        r.stdout = redactor
+            .redact(&String::from_utf8_lossy(&r.stdout))
+            .into_bytes();
+        r.stderr = redactor
+            .redact(&String::from_utf8_lossy(&r.stderr))
+            .into_bytes();
+    }
+    r
 }
