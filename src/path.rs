@@ -26,8 +26,8 @@ pub const STORE_DIR_NAME: &str = ".genesis";
 /// Why a session must never write `path`, or `None` when it may: a `.git` component in any
 /// case spelling, the top-level store directory [`STORE_DIR_NAME`] in any case spelling, or a
 /// first component that is a drive letter (`C:`, another volume on Windows). Pure: reads
-/// nothing. The rule of DESIGN section 4 (`apply`) and section 9 (abort); used by patch, apply,
-/// abort and the journal's recovery check.
+/// nothing. Such paths are never snapshot members (DESIGN section 2), so no session may write
+/// them either; used by patch, apply, abort and the journal's recovery check.
 pub fn forbidden_path(path: &WorkspacePath) -> Option<&'static str> {
     if path.components().any(|c| c.eq_ignore_ascii_case(".git")) {
         return Some("paths inside .git are never written");

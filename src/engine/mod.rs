@@ -353,8 +353,8 @@ impl Engine {
 
 /// The patch rules' limits under `manifest` (its `limits.max_patch_bytes`, if set), the same
 /// for a submitted diff, `patch --from` and `replay`.
-fn patch_options(manifest: &Manifest) -> crate::patch::ApplyOptions {
-    let mut popts = crate::patch::ApplyOptions::default();
+fn patch_rules(manifest: &Manifest) -> crate::patch::PatchRules {
+    let mut popts = crate::patch::PatchRules::default();
     if let Some(n) = manifest.limits.max_patch_bytes {
         popts.max_patch_bytes = n;
     }

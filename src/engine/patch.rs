@@ -163,7 +163,7 @@ impl Engine {
         current: &Tree,
         manifest: &Manifest,
     ) -> Result<Patched, EngineError> {
-        let outcome = apply_patch(bytes, &TreeImage(&current), &patch_options(&manifest))?;
+        let outcome = apply_patch(bytes, &TreeImage(current), &patch_rules(manifest))?;
         for p in outcome.changes.keys() {
             if let Some(reason) = forbidden_path(p) {
                 return Err(EngineError::Unsafe {
@@ -178,7 +178,7 @@ impl Engine {
             .filter(|(_, c)| matches!(c, FileChange::Write { .. }))
             .map(|(p, _)| p.clone())
             .collect();
-        let (snap, exec, pending) = self.apply_changes(&current, outcome.changes)?;
+        let (snap, exec, pending) = self.apply_changes(current, outcome.changes)?;
         self.check_fs_limits(id, written.iter(), &snap)?;
         let tracked = self.tracked()?;
         let left_out = crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
@@ -209,9 +209,9 @@ impl Engine {
     ) -> Result<(Option<Patched>, Vec<Skipped>), EngineError> {
         let (out, _) = self
             .store
-            .snapshot_into(dir, &self.snapshot_options(&manifest)?)?;
+            .snapshot_into(dir, &self.snapshot_options(manifest)?)?;
         let new_tree = Tree::from_parts(&self.store, out.snapshot.clone(), out.executable.clone());
-        let list = changes(&current, &new_tree);
+        let list = changes(current, &new_tree);
         if list.is_empty() {
             return Ok((None, out.skipped));
         }
@@ -230,7 +230,7 @@ impl Engine {
         )?;
         let mut text = Vec::new();
         write_git_diff(
-            &current,
+            current,
             &new_tree,
             &list,
             &DiffOptions::default(),
@@ -239,8 +239,8 @@ impl Engine {
         // The text goes through exactly the rules a submitted diff does, so what is
         // recorded always replays: a directory state the patch rules refuse (two names
         // that differ only by case, a path over the limits) is refused here too.
-        let again = apply_patch(&text, &TreeImage(&current), &patch_options(&manifest))?;
-        let (snap, exec, _) = self.apply_changes(&current, again.changes)?;
+        let again = apply_patch(&text, &TreeImage(current), &patch_rules(manifest))?;
+        let (snap, exec, _) = self.apply_changes(current, again.changes)?;
         if snap.identity() != out.snapshot.identity() || exec != out.executable {
             return Err(EngineError::DirNotReproduced {
                 dir: dir.to_path_buf(),

@@ -40,7 +40,7 @@ impl Engine {
             self.store.read_snapshot(&s.identity)?;
         }
         let manifest = self.manifest_of(&state, &session)?;
-        let popts = patch_options(&manifest);
+        let popts = patch_rules(&manifest);
         let mut steps = Vec::new();
         for (i, entry) in session.patches.iter().enumerate() {
             let before = self.tree(

@@ -196,7 +196,7 @@ impl Engine {
         };
         let mut mopts = MaterializeOptions {
             durable: false,
-            snapshot: self.snapshot_options(&manifest)?,
+            snapshot: self.snapshot_options(manifest)?,
             modes_from: Some(self.workspace.root().to_path_buf()),
         };
         mopts.snapshot.exclude.push(format!("/{WORKDIR_MARKER}"));

@@ -3,11 +3,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::parse::{Binary, FilePatch, Hunk, HunkLine, Op, op_name};
-use super::{Anchor, ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage};
+use super::{Anchor, FileChange, PatchError, PatchResult, PatchRules, PreImage};
 use crate::path::{WorkspacePath, fold_key as fold};
 
 /// Validates one name from the patch.
-fn check_path(s: &str, line: usize, opts: &ApplyOptions) -> Result<WorkspacePath, PatchError> {
+fn check_path(s: &str, line: usize, opts: &PatchRules) -> Result<WorkspacePath, PatchError> {
     if s.len() > opts.max_path_bytes {
         return Err(PatchError::PathTooLong {
             line,
@@ -186,8 +186,8 @@ fn read(tree: &dyn PreImage, path: &WorkspacePath) -> Result<Vec<u8>, PatchError
 pub(crate) fn apply(
     files: &[FilePatch<'_>],
     tree: &dyn PreImage,
-    opts: &ApplyOptions,
-) -> Result<PatchOutcome, PatchError> {
+    opts: &PatchRules,
+) -> Result<PatchResult, PatchError> {
     // 1. Paths: validity, forbidden places, duplicates and collisions, modes.
     struct Resolved {
         /// Path read (modify/delete/rename source/copy source); None for creations.
@@ -249,9 +249,9 @@ pub(crate) fn apply(
     }
 
     // 2. Contents.
-    let mut out = PatchOutcome {
+    let mut out = PatchResult {
         files_changed: files.len(),
-        ..PatchOutcome::default()
+        ..PatchResult::default()
     };
     let mut lines_of: HashMap<WorkspacePath, usize> = HashMap::new();
     for (f, r) in files.iter().zip(&resolved) {

@@ -7,7 +7,7 @@
 
 use diffy::binary::{BinaryBlock, BinaryBlockKind, BinaryData};
 
-use super::{ApplyOptions, PatchError};
+use super::{PatchError, PatchRules};
 
 /// Largest declared size of a binary block we accept (the snapshot's per-file limit, 256 MiB).
 pub(crate) const MAX_BINARY_BYTES: u64 = 268_435_456;
@@ -85,7 +85,7 @@ struct Parser<'a> {
 /// Parses the whole patch.
 pub(crate) fn parse<'a>(
     input: &'a [u8],
-    opts: &ApplyOptions,
+    opts: &PatchRules,
 ) -> Result<Vec<FilePatch<'a>>, PatchError> {
     let mut lines = Vec::new();
     let mut start = 0;

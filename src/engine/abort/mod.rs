@@ -183,6 +183,18 @@ fn file_mode(path: &Path) -> Option<u32> {
         .map(|m| m.permissions().mode() & 0o777)
 }
 
+/// What an in-place abort will do, found before anything changes.
+struct InPlacePlan {
+    /// Paths that stop it, sorted.
+    conflicts: Vec<PathConflict>,
+    /// The journal's operations.
+    ops: Vec<JournalOp>,
+    /// The steps to report.
+    steps: Vec<AbortStep>,
+    /// Unrecorded work found on disk, saved first.
+    saved: Vec<SavedFile>,
+}
+
 impl Engine {
     /// Another open session whose checkout directory is `dir`.
     fn open_session_with_checkout(
@@ -382,8 +394,12 @@ impl Engine {
                 });
             }
         }
-        let (conflicts, ops, steps, saved) =
-            self.plan_in_place_abort(&list, &root, &current, opts.dry_run)?;
+        let InPlacePlan {
+            conflicts,
+            ops,
+            steps,
+            saved,
+        } = self.plan_in_place_abort(&list, &root, &current, opts.dry_run)?;
         if !conflicts.is_empty() {
             return Err(EngineError::Conflict {
                 id: id.into(),
@@ -482,22 +498,13 @@ impl Engine {
     /// What an in-place abort of `list` (now → base) does: the conflicts (sorted), the
     /// journal ops, the steps to report and the files it saves first (unrecorded work found
     /// on disk under `root`; stored unless `dry_run`).
-    #[allow(clippy::type_complexity)]
     fn plan_in_place_abort(
         &self,
         list: &[Change],
         root: &Path,
         current: &Tree,
         dry_run: bool,
-    ) -> Result<
-        (
-            Vec<PathConflict>,
-            Vec<JournalOp>,
-            Vec<AbortStep>,
-            Vec<SavedFile>,
-        ),
-        EngineError,
-    > {
+    ) -> Result<InPlacePlan, EngineError> {
         // What is on disk at each path: the snapshot's entry, or, for a path the snapshot
         // rules hide now, the file itself.
         let deleted: BTreeSet<&str> = list
@@ -584,7 +591,12 @@ impl Engine {
             ops.push(op);
         }
         PathConflict::sort(&mut conflicts);
-        Ok((conflicts, ops, steps, saved))
+        Ok(InPlacePlan {
+            conflicts,
+            ops,
+            steps,
+            saved,
+        })
     }
 
     fn abort_checkout(

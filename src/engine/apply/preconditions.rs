@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use crate::diff::{Change, Status};
+use crate::diff::{Change, ChangeStatus};
 use crate::engine::{ConflictKind, PathConflict};
 use crate::path::WorkspacePath;
 use crate::snapshot::hash_file;
@@ -55,7 +55,7 @@ pub(crate) fn blocked_parent(
 pub(crate) fn check_preconditions(root: &Path, list: &[Change]) -> Vec<PathConflict> {
     let deleted: BTreeSet<&str> = list
         .iter()
-        .filter(|c| c.status == Status::Deleted)
+        .filter(|c| c.status == ChangeStatus::Deleted)
         .map(|c| c.path.as_str())
         .collect();
     let mut out = Vec::new();
