@@ -81,6 +81,18 @@ pub struct SnapshotFile {
     pub bytes: u64,
 }
 
+impl crate::membership::MemberFile for SnapshotFile {
+    fn member_path(&self) -> &WorkspacePath {
+        &self.path
+    }
+}
+
+impl AsRef<[SnapshotFile]> for Snapshot {
+    fn as_ref(&self) -> &[SnapshotFile] {
+        self.files()
+    }
+}
+
 impl crate::statcache::Hashed for SnapshotFile {
     fn bytes(&self) -> u64 {
         self.bytes
