@@ -135,6 +135,8 @@
 //! count `+`/`-` lines of text hunks (binary patches count no lines).
 
 mod apply;
+mod binary;
+mod names;
 mod parse;
 
 use std::collections::BTreeMap;
