@@ -18,6 +18,7 @@ pub mod bpt;
 pub mod check;
 pub mod diff;
 pub mod engine;
+pub mod error_kind;
 pub mod events;
 pub mod fault;
 pub mod fsmode;
@@ -44,6 +45,7 @@ pub use engine::{
     NoObserver, Observer, OpenOptions, OpenOutcome, PatchInput, PatchOutcome, PathConflict,
     RecoverOutcome, ReplayStep, RestoreOptions, RestoreOutcome, VerifyOptions, VerifyOutcome,
 };
+pub use error_kind::ErrorKind;
 pub use hash::Digest;
 pub use path::WorkspacePath;
 pub use snapshot::{Snapshot, SnapshotFile, SnapshotOptions};
