@@ -155,7 +155,7 @@ impl Rules {
 
 /// A file of a tree as the membership rules see it: its workspace path. Implemented by
 /// [`crate::snapshot::SnapshotFile`] (this module reads no snapshot type, so the snapshot walk
-/// can use [`Rules`] without an import circle).
+/// can use the ignore rules here without an import circle).
 pub trait MemberFile {
     /// The file's path, relative to the tree's root.
     fn member_path(&self) -> &WorkspacePath;

@@ -183,20 +183,18 @@ fn read(tree: &dyn PreImage, path: &WorkspacePath) -> Result<Vec<u8>, PatchError
     })
 }
 
-/// Applies every entry; see the module docs of [`super`] for the rules.
-pub(crate) fn apply(
-    files: &[FilePatch<'_>],
-    tree: &dyn PreImage,
-    opts: &PatchRules,
-) -> Result<PatchResult, PatchError> {
-    // 1. Paths: validity, forbidden places, duplicates and collisions, modes.
-    struct Resolved {
-        /// Path read (modify/delete/rename source/copy source); None for creations.
-        source: Option<WorkspacePath>,
-        /// Path written; None for deletions.
-        target: Option<WorkspacePath>,
-        new_mode: Option<bool>,
-    }
+/// The paths of one file entry, checked.
+struct Resolved {
+    /// Path read (modify/delete/rename source/copy source); None for creations.
+    source: Option<WorkspacePath>,
+    /// Path written; None for deletions.
+    target: Option<WorkspacePath>,
+    /// The executable bit the entry sets, if it sets one.
+    new_mode: Option<bool>,
+}
+
+/// Checks every entry's paths (valid, not forbidden, none twice) and modes.
+fn resolve(files: &[FilePatch<'_>], opts: &PatchRules) -> Result<Vec<Resolved>, PatchError> {
     let mut seen = Seen::default();
     let mut resolved = Vec::with_capacity(files.len());
     for f in files {
@@ -248,6 +246,83 @@ pub(crate) fn apply(
             new_mode,
         });
     }
+    Ok(resolved)
+}
+
+/// A text deletion must remove exactly the file `old`: only removed lines, together equal to
+/// it. Checked before placement, so a file with other content is named as such rather than as
+/// a hunk that does not apply.
+fn check_text_deletion(f: &FilePatch<'_>, old: &[u8], name: &str) -> Result<(), PatchError> {
+    // A text deletion must remove exactly the file: checked before placement, so a file
+    // with other content is named as such rather than as a hunk that does not apply.
+    let mut removed: Vec<u8> = Vec::with_capacity(old.len());
+    let mut only_removals = true;
+    for hl in f.hunks.iter().flat_map(|h| &h.lines) {
+        match hl {
+            HunkLine::Remove(c) => removed.extend_from_slice(c),
+            _ => only_removals = false,
+        }
+    }
+    if !only_removals || removed != old {
+        return Err(PatchError::DeleteMismatch {
+            path: name.to_owned(),
+            line: f.line,
+        });
+    }
+    Ok(())
+}
+
+/// No file the patch writes may lie below a file of the result (written, or kept from `tree`).
+fn check_no_file_below_a_file(
+    tree: &dyn PreImage,
+    changes: &BTreeMap<WorkspacePath, FileChange>,
+    lines_of: &HashMap<WorkspacePath, usize>,
+) -> Result<(), PatchError> {
+    for (path, change) in changes {
+        if !matches!(change, FileChange::Write { .. }) {
+            continue;
+        }
+        let mut parent = path.parent();
+        while let Some(p) = parent {
+            let blocked = match changes.get(&p) {
+                Some(FileChange::Write { .. }) => true,
+                Some(FileChange::Delete) => false,
+                None => tree.contains(&p),
+            };
+            if blocked {
+                return Err(PatchError::ParentIsFile {
+                    path: path.to_string(),
+                    parent: p.to_string(),
+                    line: lines_of.get(path).copied().unwrap_or(0),
+                });
+            }
+            parent = p.parent();
+        }
+    }
+    Ok(())
+}
+
+/// Lines the hunks add and remove.
+fn count_lines(hunks: &[Hunk]) -> (u64, u64) {
+    let mut counts = (0, 0);
+    for hl in hunks.iter().flat_map(|h| &h.lines) {
+        match hl {
+            HunkLine::Add(_) => counts.0 += 1,
+            HunkLine::Remove(_) => counts.1 += 1,
+            HunkLine::Context(_) => {}
+        }
+    }
+    counts
+}
+
+/// Applies every entry; see the module docs of [`super`] for the rules.
+pub(crate) fn apply(
+    files: &[FilePatch<'_>],
+    tree: &dyn PreImage,
+    opts: &PatchRules,
+) -> Result<PatchResult, PatchError> {
+    // 1. Paths: validity, forbidden places, duplicates and collisions, modes.
+    let resolved = resolve(files, opts)?;
 
     // 2. Contents.
     let mut out = PatchResult {
@@ -257,15 +332,9 @@ pub(crate) fn apply(
     let mut lines_of: HashMap<WorkspacePath, usize> = HashMap::new();
     for (f, r) in files.iter().zip(&resolved) {
         let l = f.line;
-        for h in &f.hunks {
-            for hl in &h.lines {
-                match hl {
-                    HunkLine::Add(_) => out.lines_added += 1,
-                    HunkLine::Remove(_) => out.lines_removed += 1,
-                    HunkLine::Context(_) => {}
-                }
-            }
-        }
+        let (added, removed) = count_lines(&f.hunks);
+        out.lines_added += added;
+        out.lines_removed += removed;
         // A plain diff creating a file the GNU-patch way: `--- a/x` / `+++ b/x`, `@@ -0,0 ...`.
         let plain_create = f.plain
             && matches!(f.op, Op::Modify(_))
@@ -322,22 +391,7 @@ pub(crate) fn apply(
 
         let is_delete = r.target.is_none();
         if is_delete && f.binary.is_none() && !f.hunks.is_empty() {
-            // A text deletion must remove exactly the file: checked before placement, so a file
-            // with other content is named as such rather than as a hunk that does not apply.
-            let mut removed: Vec<u8> = Vec::with_capacity(old.len());
-            let mut only_removals = true;
-            for l in f.hunks.iter().flat_map(|h| &h.lines) {
-                match l {
-                    HunkLine::Remove(c) => removed.extend_from_slice(c),
-                    _ => only_removals = false,
-                }
-            }
-            if !only_removals || removed != old {
-                return Err(PatchError::DeleteMismatch {
-                    path: name,
-                    line: l,
-                });
-            }
+            check_text_deletion(f, &old, &name)?;
         }
         let new = match &f.binary {
             Some(b) => apply_binary(&name, f, b, &old, source.is_none(), is_delete)?,
@@ -373,27 +427,7 @@ pub(crate) fn apply(
     }
 
     // 3. No file below a file.
-    for (path, change) in &out.changes {
-        if !matches!(change, FileChange::Write { .. }) {
-            continue;
-        }
-        let mut parent = path.parent();
-        while let Some(p) = parent {
-            let blocked = match out.changes.get(&p) {
-                Some(FileChange::Write { .. }) => true,
-                Some(FileChange::Delete) => false,
-                None => tree.contains(&p),
-            };
-            if blocked {
-                return Err(PatchError::ParentIsFile {
-                    path: path.to_string(),
-                    parent: p.to_string(),
-                    line: lines_of.get(path).copied().unwrap_or(0),
-                });
-            }
-            parent = p.parent();
-        }
-    }
+    check_no_file_below_a_file(tree, &out.changes, &lines_of)?;
 
     // 4. No two names that one case-insensitive, normalising file system would merge.
     check_collisions(tree, &out.changes, &lines_of)?;
