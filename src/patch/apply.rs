@@ -571,6 +571,37 @@ fn same_but_whitespace(a: &[u8], b: &[u8]) -> bool {
     squeeze(a) == squeeze(b)
 }
 
+/// The old lines (context and removed) and the new lines (context and added) of a hunk.
+fn sides(h: &Hunk) -> (Vec<&[u8]>, Vec<&[u8]>) {
+    let mut old_side = Vec::with_capacity(h.lines.len());
+    let mut new_side = Vec::with_capacity(h.lines.len());
+    for l in &h.lines {
+        match l {
+            HunkLine::Context(c) => {
+                old_side.push(c.as_slice());
+                new_side.push(c.as_slice());
+            }
+            HunkLine::Remove(c) => old_side.push(c.as_slice()),
+            HunkLine::Add(c) => new_side.push(c.as_slice()),
+        }
+    }
+    (old_side, new_side)
+}
+
+/// git's anchors of a hunk (apply.c, apply_one_fragment, without --unidiff-zero): whether it
+/// must match at the start of the file, at its end, and the [`Anchor`] that names them.
+fn anchors(h: &Hunk) -> (bool, bool, Option<Anchor>) {
+    let at_start = h.old_start <= 1;
+    let at_end = matches!(h.lines.last(), Some(HunkLine::Add(_) | HunkLine::Remove(_)));
+    let anchor = match (at_start, at_end) {
+        (true, true) => Some(Anchor::Both),
+        (true, false) => Some(Anchor::Start),
+        (false, true) => Some(Anchor::End),
+        (false, false) => None,
+    };
+    (at_start, at_end, anchor)
+}
+
 /// Applies the hunks of one file, placing each where `git apply` would (see the module docs of
 /// [`super`]) or refusing it.
 fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchError> {
@@ -581,32 +612,9 @@ fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchE
     let mut offset: i128 = 0;
     for (idx, h) in hunks.iter().enumerate() {
         let number = idx + 1;
-        let old_side: Vec<&[u8]> = h
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(c) | HunkLine::Remove(c) => Some(c.as_slice()),
-                HunkLine::Add(_) => None,
-            })
-            .collect();
-        let new_side: Vec<&[u8]> = h
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(c) | HunkLine::Add(c) => Some(c.as_slice()),
-                HunkLine::Remove(_) => None,
-            })
-            .collect();
+        let (old_side, new_side) = sides(h);
         let k = old_side.len();
-        // git's anchors (apply.c, apply_one_fragment, without --unidiff-zero).
-        let at_start = h.old_start <= 1;
-        let at_end = matches!(h.lines.last(), Some(HunkLine::Add(_) | HunkLine::Remove(_)));
-        let anchor = match (at_start, at_end) {
-            (true, true) => Some(Anchor::Both),
-            (true, false) => Some(Anchor::Start),
-            (false, true) => Some(Anchor::End),
-            (false, false) => None,
-        };
+        let (at_start, at_end, anchor) = anchors(h);
         // 0-based old index of the first old line (for insertions: the line to insert before).
         let stated: i128 = if h.old_count == 0 {
             i128::from(h.old_start)

@@ -168,6 +168,79 @@ pub(super) fn malformed(line: usize, reason: impl Into<String>) -> PatchError {
     }
 }
 
+/// The extended header lines of a `diff --git` entry.
+#[derive(Default)]
+struct ExtHeaders {
+    old_mode: Option<String>,
+    new_mode: Option<String>,
+    new_file: bool,
+    deleted: bool,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    copy_from: Option<String>,
+    copy_to: Option<String>,
+    index: Option<(String, String, usize)>,
+}
+
+/// The operation of a `diff --git` entry without rename or copy headers: from the `---`/`+++`
+/// names (checked against the `diff --git` names) or, without them, the `diff --git` names,
+/// with `new file mode`/`deleted file mode`.
+fn plain_op(
+    line: usize,
+    git_names: Option<&(String, String)>,
+    minus_plus: Option<&(Option<String>, Option<String>, usize)>,
+    new_file: bool,
+    deleted: bool,
+) -> Result<Op, PatchError> {
+    let (ga, gb) = match git_names {
+        Some((a, b)) => (Some(a.clone()), Some(b.clone())),
+        None => (None, None),
+    };
+    let (old, new) = match minus_plus {
+        Some((o, n, l)) => {
+            for (side, name) in [(&ga, o), (&gb, n)] {
+                if let (Some(g), Some(n)) = (side, name)
+                    && g != n
+                {
+                    return Err(malformed(
+                        *l,
+                        format!("file name {n:?} disagrees with the `diff --git` line ({g:?})"),
+                    ));
+                }
+            }
+            (o.clone(), n.clone())
+        }
+        None => (
+            if new_file { None } else { ga.clone() },
+            if deleted { None } else { gb.clone() },
+        ),
+    };
+    let is_create = new_file || (minus_plus.is_some() && old.is_none());
+    let is_delete = deleted || (minus_plus.is_some() && new.is_none());
+    let missing = || malformed(line, "cannot find the file name in the `diff --git` line");
+    match (is_create, is_delete) {
+        (true, true) => Err(malformed(
+            line,
+            "file entry both creates and deletes the file",
+        )),
+        (true, false) => Ok(Op::Create(new.or(gb).ok_or_else(missing)?)),
+        (false, true) => Ok(Op::Delete(old.or(ga).ok_or_else(missing)?)),
+        (false, false) => {
+            let o = old.ok_or_else(missing)?;
+            let n = new.ok_or_else(missing)?;
+            if o != n {
+                return Err(malformed(
+                    line,
+                    format!(
+                        "old name {o:?} and new name {n:?} differ without `rename from`/`rename to`"
+                    ),
+                ));
+            }
+            Ok(Op::Modify(o))
+        }
+    }
+}
+
 const DEV_NULL: &str = "/dev/null";
 
 impl<'a> Parser<'a> {
@@ -246,18 +319,10 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn git_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
-        let line = self.i + 1;
-        let head = header_str(self.raw(self.i), line)?;
-        let git_names = git_line_names(&head["diff --git ".len()..], line)?;
-        self.i += 1;
-
-        let mut old_mode = None;
-        let mut new_mode = None;
-        let mut new_file = false;
-        let mut deleted = false;
-        let (mut rename_from, mut rename_to, mut copy_from, mut copy_to) = (None, None, None, None);
-        let mut index = None;
+    /// The extended header lines after `diff --git` (modes, rename/copy, index), up to the
+    /// first other line.
+    fn ext_headers(&mut self) -> Result<ExtHeaders, PatchError> {
+        let mut h = ExtHeaders::default();
         while self.i < self.lines.len() {
             let raw = self.raw(self.i);
             let ln = self.i + 1;
@@ -279,33 +344,53 @@ impl<'a> Parser<'a> {
             }
             let s = header_str(raw, ln)?;
             if let Some(m) = s.strip_prefix("old mode ") {
-                old_mode = Some(m.to_owned());
+                h.old_mode = Some(m.to_owned());
             } else if let Some(m) = s.strip_prefix("new mode ") {
-                new_mode = Some(m.to_owned());
+                h.new_mode = Some(m.to_owned());
             } else if let Some(m) = s.strip_prefix("deleted file mode ") {
-                deleted = true;
-                old_mode = Some(m.to_owned());
+                h.deleted = true;
+                h.old_mode = Some(m.to_owned());
             } else if let Some(m) = s.strip_prefix("new file mode ") {
-                new_file = true;
-                new_mode = Some(m.to_owned());
+                h.new_file = true;
+                h.new_mode = Some(m.to_owned());
             } else if let Some(n) = s.strip_prefix("rename from ") {
-                rename_from = Some(plain_name(n, ln)?);
+                h.rename_from = Some(plain_name(n, ln)?);
             } else if let Some(n) = s.strip_prefix("rename to ") {
-                rename_to = Some(plain_name(n, ln)?);
+                h.rename_to = Some(plain_name(n, ln)?);
             } else if let Some(n) = s.strip_prefix("copy from ") {
-                copy_from = Some(plain_name(n, ln)?);
+                h.copy_from = Some(plain_name(n, ln)?);
             } else if let Some(n) = s.strip_prefix("copy to ") {
-                copy_to = Some(plain_name(n, ln)?);
+                h.copy_to = Some(plain_name(n, ln)?);
             } else if let Some(ids) = s.strip_prefix("index ") {
                 // Only binary patches use it (see apply); a malformed one is ignored here.
                 let ids = ids.split(' ').next().unwrap_or("");
-                index = ids
+                h.index = ids
                     .split_once("..")
                     .filter(|(o, n)| is_hex_id(o) && is_hex_id(n))
                     .map(|(o, n)| (o.to_ascii_lowercase(), n.to_ascii_lowercase(), ln));
             }
             self.i += 1;
         }
+        Ok(h)
+    }
+
+    fn git_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
+        let line = self.i + 1;
+        let head = header_str(self.raw(self.i), line)?;
+        let git_names = git_line_names(&head["diff --git ".len()..], line)?;
+        self.i += 1;
+
+        let ExtHeaders {
+            old_mode,
+            new_mode,
+            new_file,
+            deleted,
+            rename_from,
+            rename_to,
+            copy_from,
+            copy_to,
+            index,
+        } = self.ext_headers()?;
 
         let mut minus_plus = None;
         if self.i < self.lines.len() && self.raw(self.i).starts_with(b"--- ") {
@@ -343,60 +428,13 @@ impl<'a> Parser<'a> {
                 check_pair(&from, &to)?;
                 Op::Copy { from, to }
             }
-            (None, None, None, None) => {
-                let (ga, gb) = match &git_names {
-                    Some((a, b)) => (Some(a.clone()), Some(b.clone())),
-                    None => (None, None),
-                };
-                let (old, new) = match &minus_plus {
-                    Some((o, n, l)) => {
-                        for (side, name) in [(&ga, o), (&gb, n)] {
-                            if let (Some(g), Some(n)) = (side, name)
-                                && g != n
-                            {
-                                return Err(malformed(
-                                    *l,
-                                    format!(
-                                        "file name {n:?} disagrees with the `diff --git` line ({g:?})"
-                                    ),
-                                ));
-                            }
-                        }
-                        (o.clone(), n.clone())
-                    }
-                    None => (
-                        if new_file { None } else { ga.clone() },
-                        if deleted { None } else { gb.clone() },
-                    ),
-                };
-                let is_create = new_file || (minus_plus.is_some() && old.is_none());
-                let is_delete = deleted || (minus_plus.is_some() && new.is_none());
-                let missing =
-                    || malformed(line, "cannot find the file name in the `diff --git` line");
-                match (is_create, is_delete) {
-                    (true, true) => {
-                        return Err(malformed(
-                            line,
-                            "file entry both creates and deletes the file",
-                        ));
-                    }
-                    (true, false) => Op::Create(new.or(gb).ok_or_else(missing)?),
-                    (false, true) => Op::Delete(old.or(ga).ok_or_else(missing)?),
-                    (false, false) => {
-                        let o = old.ok_or_else(missing)?;
-                        let n = new.ok_or_else(missing)?;
-                        if o != n {
-                            return Err(malformed(
-                                line,
-                                format!(
-                                    "old name {o:?} and new name {n:?} differ without `rename from`/`rename to`"
-                                ),
-                            ));
-                        }
-                        Op::Modify(o)
-                    }
-                }
-            }
+            (None, None, None, None) => plain_op(
+                line,
+                git_names.as_ref(),
+                minus_plus.as_ref(),
+                new_file,
+                deleted,
+            )?,
             _ => {
                 return Err(malformed(
                     line,
