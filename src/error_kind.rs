@@ -11,7 +11,7 @@ use crate::journal::JournalError;
 use crate::manifest::ManifestError;
 use crate::session::SessionError;
 use crate::snapshot::SnapshotError;
-use crate::store::StoreError;
+use crate::store::{SnapshotIntoError, StoreError};
 use crate::workspace::OptionsError;
 
 /// The class of a failure.
@@ -79,14 +79,23 @@ impl SnapshotError {
     /// See [`ErrorKind`].
     pub fn kind(&self) -> ErrorKind {
         match self {
-            SnapshotError::Store(s) => s.kind(),
             SnapshotError::Walk { .. }
             | SnapshotError::Read { .. }
-            | SnapshotError::Ingest { .. }
             | SnapshotError::Document(_)
             | SnapshotError::Changed(_)
             | SnapshotError::Tracked(_) => ErrorKind::Io,
             _ => ErrorKind::BadInput,
+        }
+    }
+}
+
+impl SnapshotIntoError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SnapshotIntoError::Snapshot(e) => e.kind(),
+            SnapshotIntoError::Store(e) => e.kind(),
+            SnapshotIntoError::Ingest { .. } => ErrorKind::Io,
         }
     }
 }
@@ -184,6 +193,7 @@ impl EngineError {
             | EngineError::NothingToRestore { .. } => ErrorKind::State,
             EngineError::Conflict { .. } => ErrorKind::Conflict,
             EngineError::Materialize(_)
+            | EngineError::Ingest { .. }
             | EngineError::Io { .. }
             | EngineError::Interrupted(_)
             | EngineError::StateWithoutManifest { .. } => ErrorKind::Io,

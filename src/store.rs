@@ -138,6 +138,27 @@ pub enum StoreError {
     Source(#[from] Box<crate::snapshot::SnapshotError>),
 }
 
+/// Why [`Store::snapshot_into`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotIntoError {
+    /// Snapshotting the tree failed (as [`crate::snapshot::snapshot_dir`]).
+    #[error(transparent)]
+    Snapshot(#[from] crate::snapshot::SnapshotError),
+    /// Copying a file into the store failed (a store write, or a directory sync); `path` is
+    /// the file copied or the store directory. Exit 4.
+    #[error("{}: {source}", .path.display())]
+    Ingest {
+        /// The file being copied, or the store directory.
+        path: PathBuf,
+        /// The store's error.
+        source: StoreError,
+    },
+    /// The store could not keep the snapshot: a stored document of the same identity is
+    /// corrupt (for example a key twice, [`StoreError::DuplicateKey`]), or a write failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.to_path_buf(),
@@ -494,19 +515,19 @@ impl Store {
         &self,
         root: &Path,
         opts: &crate::snapshot::SnapshotOptions,
-    ) -> Result<(SnapshotOutcome, usize), crate::snapshot::SnapshotError> {
-        use crate::snapshot::{Hashing, SnapshotError, snapshot_dir_using};
+    ) -> Result<(SnapshotOutcome, usize), SnapshotIntoError> {
+        use crate::snapshot::{Hashing, snapshot_dir_using};
         let mut opts = opts.clone();
         opts.stat_cache = Some(self.stat_cache_path(root));
         let added = std::sync::atomic::AtomicUsize::new(0);
         let touched = std::sync::Mutex::new(BTreeSet::new());
-        let ingest = |path: &Path| -> Result<(Digest, u64), SnapshotError> {
+        let ingest = |path: &Path| -> Result<(Digest, u64), SnapshotIntoError> {
             let (digest, len, new_dir) = self.ingest(path).map_err(|source| match source {
                 // The source file's own error (a link now, unreadable), as a snapshot reports it.
-                StoreError::Source(e) => *e,
-                source => SnapshotError::Ingest {
+                StoreError::Source(e) => SnapshotIntoError::Snapshot(*e),
+                source => SnapshotIntoError::Ingest {
                     path: path.into(),
-                    source: Box::new(source),
+                    source,
                 },
             })?;
             if let Some(d) = new_dir {
@@ -528,16 +549,15 @@ impl Store {
                 trust_cached: &present,
             },
         )?;
-        let io = |source: StoreError| SnapshotError::Ingest {
+        let io = |source: StoreError| SnapshotIntoError::Ingest {
             path: self.root.clone(),
-            source: Box::new(source),
+            source,
         };
         let dirs = std::mem::take(&mut *touched.lock().unwrap_or_else(|e| e.into_inner()));
         for d in dirs {
             fsync_dir(&d).map_err(io)?;
         }
-        self.write_snapshot(&outcome.snapshot, &outcome.executable)
-            .map_err(|e| SnapshotError::Store(Box::new(e)))?;
+        self.write_snapshot(&outcome.snapshot, &outcome.executable)?;
         Ok((outcome, added.load(std::sync::atomic::Ordering::Relaxed)))
     }
 

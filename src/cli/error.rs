@@ -69,6 +69,7 @@ macro_rules! by_kind {
 
 by_kind!(
     SnapshotError,
+    genesis::store::SnapshotIntoError,
     StoreError,
     genesis::workspace::OptionsError,
     ManifestError,

@@ -19,6 +19,15 @@ pub enum EngineError {
     /// Snapshotting a directory failed.
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
+    /// Copying a file into the store while snapshotting failed; `path` is the file copied or
+    /// the store directory.
+    #[error("{}: {source}", .path.display())]
+    Ingest {
+        /// The file being copied, or the store directory.
+        path: PathBuf,
+        /// The store's error.
+        source: StoreError,
+    },
     /// The patch was refused; nothing was recorded.
     #[error("patch refused, nothing recorded: {0}")]
     Patch(#[from] PatchError),
@@ -353,4 +362,15 @@ pub enum ConflictKind {
     /// A saved path changed after abort saved it.
     #[error("changed since it was saved; nothing restored (use --to DIR)")]
     ChangedSinceSaved,
+}
+
+impl From<crate::store::SnapshotIntoError> for EngineError {
+    fn from(e: crate::store::SnapshotIntoError) -> Self {
+        use crate::store::SnapshotIntoError as E;
+        match e {
+            E::Snapshot(s) => EngineError::Snapshot(s),
+            E::Store(s) => EngineError::Store(s),
+            E::Ingest { path, source } => EngineError::Ingest { path, source },
+        }
+    }
 }

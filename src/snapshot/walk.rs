@@ -108,13 +108,14 @@ pub struct SnapshotOutcome {
     pub tracked_only: Vec<WorkspacePath>,
 }
 
-/// Reads a file once and returns its SHA-256 and length in bytes.
-pub type HashFn<'a> = dyn Fn(&Path) -> Result<(Digest, u64), SnapshotError> + Sync + 'a;
+/// Reads a file once and returns its SHA-256 and length in bytes, or an error `E` (the
+/// store's hashing reports its own errors, so this module needs no store type).
+pub type HashFn<'a, E = SnapshotError> = dyn Fn(&Path) -> Result<(Digest, u64), E> + Sync + 'a;
 
 /// How [`snapshot_dir_using`] turns a file into a blob.
-pub struct Hashing<'a> {
+pub struct Hashing<'a, E = SnapshotError> {
     /// Reads the file once and returns its SHA-256 and length (and may store it on the way).
-    pub hash: &'a HashFn<'a>,
+    pub hash: &'a HashFn<'a, E>,
     /// Whether a blob named by the stat cache may be used without reading the file (for
     /// example: it is in the store). Default for [`snapshot_dir`]: always.
     pub trust_cached: &'a (dyn Fn(&Digest) -> bool + Sync),
@@ -168,11 +169,6 @@ pub enum SnapshotError {
         /// The limit in bytes.
         limit: u64,
     },
-    /// The store could not keep the snapshot: a stored document of the same identity is
-    /// corrupt (for example a key twice, [`crate::store::StoreError::DuplicateKey`]), or a
-    /// write failed.
-    #[error(transparent)]
-    Store(Box<crate::store::StoreError>),
     /// Reading a file failed.
     #[error("{}: {source}", .path.display())]
     Read {
@@ -192,15 +188,6 @@ pub enum SnapshotError {
     /// A `.gitignore` or `.genesisignore` that is a symbolic link.
     #[error("{}: ignore files must be regular files, not symbolic links (git does not read them through links either); replace it with a copy", .0.display())]
     IgnoreFileIsLink(PathBuf),
-    /// Copying a file into the store failed (a store write, or a directory sync); `path` is
-    /// the file copied or the store. Exit 4.
-    #[error("{}: {source}", .path.display())]
-    Ingest {
-        /// The file being copied, or the store directory.
-        path: PathBuf,
-        /// The store's error.
-        source: Box<crate::store::StoreError>,
-    },
     /// The files found do not form a valid snapshot document (other than their number).
     #[error(transparent)]
     Document(SnapshotDocumentError),
@@ -569,12 +556,12 @@ pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutco
 /// the end.
 ///
 /// # Errors
-/// As [`snapshot_dir`], plus whatever `hashing.hash` returns.
-pub fn snapshot_dir_using(
+/// As [`snapshot_dir`] (converted into `E`), plus whatever `hashing.hash` returns.
+pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     root: &Path,
     opts: &SnapshotOptions,
-    hashing: &Hashing<'_>,
-) -> Result<SnapshotOutcome, SnapshotError> {
+    hashing: &Hashing<'_, E>,
+) -> Result<SnapshotOutcome, E> {
     let started = crate::statcache::now_ns();
     let scanned = scan(root, opts)?;
     let cache = opts
@@ -613,7 +600,8 @@ pub fn snapshot_dir_using(
                     path: f.path.clone(),
                     bytes,
                     limit: opts.max_file_bytes,
-                });
+                }
+                .into());
             }
             Ok((
                 i,
@@ -624,7 +612,7 @@ pub fn snapshot_dir_using(
                 },
             ))
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<_, E>>()?;
     let mut hashed: Vec<Option<SnapshotFile>> = vec![None; scanned.files.len()];
     for (i, f) in results {
         hashed[i] = Some(f);
