@@ -1,8 +1,8 @@
-//! File names in patch headers: git's C-style quoting, `a/`/`b/` prefixes, `diff -u`
-//! timestamps.
+//! File names in patch headers (git's C-style quoting, `a/`/`b/` prefixes, `diff -u`
+//! timestamps) and the operation the names of a `diff --git` entry give.
 
 use super::PatchError;
-use super::parse::malformed;
+use super::parse::{Op, malformed};
 
 /// Decodes a git C-style quoted name starting at `s[0] == '"'`. Returns the name and the rest
 /// after the closing quote.
@@ -170,4 +170,63 @@ pub(super) fn plain_name(s: &str, lineno: usize) -> Result<String, PatchError> {
 
 pub(super) fn is_hex_id(s: &str) -> bool {
     (4..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The operation of a `diff --git` entry without rename or copy headers: from the `---`/`+++`
+/// names (checked against the `diff --git` names) or, without them, the `diff --git` names,
+/// with `new file mode`/`deleted file mode`.
+pub(super) fn plain_op(
+    line: usize,
+    git_names: Option<&(String, String)>,
+    minus_plus: Option<&(Option<String>, Option<String>, usize)>,
+    new_file: bool,
+    deleted: bool,
+) -> Result<Op, PatchError> {
+    let (ga, gb) = match git_names {
+        Some((a, b)) => (Some(a.clone()), Some(b.clone())),
+        None => (None, None),
+    };
+    let (old, new) = match minus_plus {
+        Some((o, n, l)) => {
+            for (side, name) in [(&ga, o), (&gb, n)] {
+                if let (Some(g), Some(n)) = (side, name)
+                    && g != n
+                {
+                    return Err(malformed(
+                        *l,
+                        format!("file name {n:?} disagrees with the `diff --git` line ({g:?})"),
+                    ));
+                }
+            }
+            (o.clone(), n.clone())
+        }
+        None => (
+            if new_file { None } else { ga.clone() },
+            if deleted { None } else { gb.clone() },
+        ),
+    };
+    let is_create = new_file || (minus_plus.is_some() && old.is_none());
+    let is_delete = deleted || (minus_plus.is_some() && new.is_none());
+    let missing = || malformed(line, "cannot find the file name in the `diff --git` line");
+    match (is_create, is_delete) {
+        (true, true) => Err(malformed(
+            line,
+            "file entry both creates and deletes the file",
+        )),
+        (true, false) => Ok(Op::Create(new.or(gb).ok_or_else(missing)?)),
+        (false, true) => Ok(Op::Delete(old.or(ga).ok_or_else(missing)?)),
+        (false, false) => {
+            let o = old.ok_or_else(missing)?;
+            let n = new.ok_or_else(missing)?;
+            if o != n {
+                return Err(malformed(
+                    line,
+                    format!(
+                        "old name {o:?} and new name {n:?} differ without `rename from`/`rename to`"
+                    ),
+                ));
+            }
+            Ok(Op::Modify(o))
+        }
+    }
 }
