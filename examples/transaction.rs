@@ -62,6 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!("workspace: {}", root.display());
     let engine = Engine::new(Workspace::new(&root, None), true)?;
+    engine.recover_pending()?;
 
     let opened = engine.open(&OpenOptions::default())?;
     let id = opened.session.session.to_string();

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use genesis::WorkspacePath;
-use genesis::patch::{ApplyOptions, FileChange, PatchOutcome, PreImage, apply_patch};
+use genesis::patch::{FileChange, PatchResult, PatchRules, PreImage, apply_patch};
 
 /// Separates the pre-image content from the patch in a `patch_apply_structured` input.
 pub const STRUCTURED_MARKER: &[u8] = b"\0PATCH\0";
@@ -91,7 +91,7 @@ fn plainly_forbidden(p: &WorkspacePath) -> bool {
 }
 
 /// Invariants of a successful apply that the module docs of `genesis::patch` promise.
-fn check_outcome(tree: &MemTree, outcome: &PatchOutcome) {
+fn check_outcome(tree: &MemTree, outcome: &PatchResult) {
     assert!(outcome.files_changed > 0, "Ok with no file entry");
     assert!(
         !outcome.changes.is_empty(),
@@ -115,7 +115,7 @@ fn check_outcome(tree: &MemTree, outcome: &PatchOutcome) {
 /// Target `patch_apply`: the input is the patch text, applied to [`MemTree::fixed`].
 pub fn patch_apply(data: &[u8]) {
     let tree = MemTree::fixed();
-    if let Ok(outcome) = apply_patch(data, &tree, &ApplyOptions::default()) {
+    if let Ok(outcome) = apply_patch(data, &tree, &PatchRules::default()) {
         check_outcome(&tree, &outcome);
     }
 }
@@ -158,10 +158,10 @@ pub fn patch_apply_structured(data: &[u8]) {
     if path != UNREADABLE {
         tree.insert(&path, content, executable);
     }
-    if let Ok(outcome) = apply_patch(patch, &tree, &ApplyOptions::default()) {
+    if let Ok(outcome) = apply_patch(patch, &tree, &PatchRules::default()) {
         check_outcome(&tree, &outcome);
         // Applying is pure: the same input gives the same outcome.
-        let again = apply_patch(patch, &tree, &ApplyOptions::default())
+        let again = apply_patch(patch, &tree, &PatchRules::default())
             .expect("second apply of the same patch to the same tree failed");
         assert_eq!(outcome.changes, again.changes, "apply is not deterministic");
     }

@@ -679,14 +679,6 @@ pub fn interaction_id(patches: usize, snapshot: &str) -> String {
     format!("genesis-apply:{patches}:{snapshot}")
 }
 
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(p)
-    }
-}
-
 /// The work root: `given` (made absolute), else `<parent of the workspace>/.genesis-worktrees`.
 ///
 /// # Errors
@@ -694,7 +686,7 @@ fn absolute(p: &Path) -> PathBuf {
 /// parent directory.
 pub fn work_root(workspace: &Workspace, given: Option<&Path>) -> Result<PathBuf, BptError> {
     if let Some(g) = given {
-        return Ok(absolute(g));
+        return Ok(crate::path::absolute_lexical(g));
     }
     let root = std::fs::canonicalize(workspace.root()).map_err(io_err(workspace.root()))?;
     let parent = root.parent().ok_or_else(|| {
@@ -711,7 +703,7 @@ pub fn work_root(workspace: &Workspace, given: Option<&Path>) -> Result<PathBuf,
 /// # Errors
 /// [`BptError::BadRequest`] for a missing path, a dangling link, or a path outside.
 pub fn resolve_worktree_path(given: &str, work_root: &Path) -> Result<PathBuf, BptError> {
-    let p = absolute(Path::new(given));
+    let p = crate::path::absolute_lexical(Path::new(given));
     let md = std::fs::symlink_metadata(&p)
         .map_err(|e| BptError::BadRequest(format!("resume.worktreePath {given:?}: {e}")))?;
     let real = std::fs::canonicalize(&p).map_err(|e| {
@@ -810,7 +802,19 @@ impl Emitter {
                 EngineError::Patch(_)
                 | EngineError::PathLimit(_)
                 | EngineError::VerifyPathLimit { .. }
-                | EngineError::Invalid(_)
+                | EngineError::CheckoutInPlace
+                | EngineError::ManifestNotInSnapshot { .. }
+                | EngineError::NotApart { .. }
+                | EngineError::BadDirectory { .. }
+                | EngineError::TooManyPatches { .. }
+                | EngineError::PatchInputMismatch { .. }
+                | EngineError::LeftOut { .. }
+                | EngineError::DirNotReproduced { .. }
+                | EngineError::FileUnderFile { .. }
+                | EngineError::OverLimit { .. }
+                | EngineError::SnapshotDocument(_)
+                | EngineError::SavedFilesInvalid { .. }
+                | EngineError::NoCheckoutToRestore { .. }
                 | EngineError::Unsafe { .. },
             ) => codes::BAD_INPUT,
             _ => codes::IO_ERROR,
@@ -1046,7 +1050,11 @@ fn start(
 ) -> Result<Outcome, BptError> {
     let task = &request.scope.local_task_id;
     let exec = &request.scope.execution_id;
-    let engine = Engine::new(workspace.clone(), true)?.with_lock_wait(opts.lock_wait);
+    // Interrupted changes are finished first, waiting for the store lock as long as
+    // `Engine::new`'s default (as when construction recovered implicitly).
+    let engine = Engine::new(workspace.clone(), true)?;
+    engine.recover_pending()?;
+    let engine = engine.with_lock_wait(opts.lock_wait);
     let _lock = lock_task(engine.store(), task, opts.lock_wait)?;
     let mut record = load_task(engine.store(), task)?.unwrap_or_else(|| TaskRecord::new(task));
     let mut previous = None;
@@ -1224,7 +1232,11 @@ fn resume(
     if workspace.existing_store()?.is_none() {
         return Err(unknown());
     }
-    let engine = Engine::new(workspace.clone(), false)?.with_lock_wait(opts.lock_wait);
+    // Interrupted changes are finished first, waiting for the store lock as long as
+    // `Engine::new`'s default (as when construction recovered implicitly).
+    let engine = Engine::new(workspace.clone(), false)?;
+    engine.recover_pending()?;
+    let engine = engine.with_lock_wait(opts.lock_wait);
     let _lock = lock_task(engine.store(), task, opts.lock_wait)?;
     let mut record = load_task(engine.store(), task)?.ok_or_else(unknown)?;
     let entry = record.execution(exec).cloned().ok_or_else(unknown)?;

@@ -195,7 +195,7 @@ impl Tree {
 
 /// How a path differs between two trees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum Status {
+pub enum ChangeStatus {
     /// Only in the new tree (`A`).
     Added,
     /// Only in the old tree (`D`).
@@ -204,13 +204,13 @@ pub enum Status {
     Modified,
 }
 
-impl Status {
+impl ChangeStatus {
     /// The `--name-status` letter: `A`, `D` or `M`.
     pub fn letter(&self) -> char {
         match self {
-            Status::Added => 'A',
-            Status::Deleted => 'D',
-            Status::Modified => 'M',
+            ChangeStatus::Added => 'A',
+            ChangeStatus::Deleted => 'D',
+            ChangeStatus::Modified => 'M',
         }
     }
 }
@@ -236,7 +236,7 @@ pub struct Change {
     /// The path.
     pub path: WorkspacePath,
     /// Added, deleted or modified.
-    pub status: Status,
+    pub status: ChangeStatus,
     /// The old side (absent when added).
     pub old: Option<Side>,
     /// The new side (absent when deleted).
@@ -263,7 +263,7 @@ pub fn changes(a: &Tree, b: &Tree) -> Vec<Change> {
             std::cmp::Ordering::Less => {
                 out.push(Change {
                     path: fa[i].path.clone(),
-                    status: Status::Deleted,
+                    status: ChangeStatus::Deleted,
                     old: Some(side(a, &fa[i])),
                     new: None,
                 });
@@ -272,7 +272,7 @@ pub fn changes(a: &Tree, b: &Tree) -> Vec<Change> {
             std::cmp::Ordering::Greater => {
                 out.push(Change {
                     path: fb[j].path.clone(),
-                    status: Status::Added,
+                    status: ChangeStatus::Added,
                     old: None,
                     new: Some(side(b, &fb[j])),
                 });
@@ -283,7 +283,7 @@ pub fn changes(a: &Tree, b: &Tree) -> Vec<Change> {
                 if o.file.blob != n.file.blob || o.executable != n.executable {
                     out.push(Change {
                         path: fa[i].path.clone(),
-                        status: Status::Modified,
+                        status: ChangeStatus::Modified,
                         old: Some(o),
                         new: Some(n),
                     });
@@ -320,7 +320,7 @@ pub struct FileStat {
     /// The path.
     pub path: String,
     /// Added, deleted or modified.
-    pub status: Status,
+    pub status: ChangeStatus,
     /// Whether either side is binary (then the counts are 0).
     pub binary: bool,
     /// Lines added.

@@ -6,7 +6,7 @@
 //! | name | bytes hashed |
 //! |---|---|
 //! | blob | the file's bytes, exactly as on disk |
-//! | snapshot identity | the RFC 8785 (JCS) canonical JSON of the snapshot document **without** its `identity` member: `{"files":[{"blob":…,"bytes":…,"path":…},…],"schema":"genesis/workspace-snapshot-v0.1"}` ([`snapshot_identity`]) |
+//! | snapshot identity | the RFC 8785 (JCS) canonical JSON of the snapshot document **without** its `identity` member: `{"files":[{"blob":…,"bytes":…,"path":…},…],"schema":"genesis/workspace-snapshot-v0.1"}` ([`crate::snapshot::snapshot_identity`], which uses [`canonical_digest`]) |
 //! | patch | the patch text exactly as submitted |
 //! | other store objects (acceptance records, logs) | their bytes as stored |
 //!
@@ -189,21 +189,6 @@ pub fn canonical_digest<T: serde::Serialize + ?Sized>(
     value: &T,
 ) -> Result<Digest, serde_json::Error> {
     Ok(Digest::of(&canonical_json(value)?))
-}
-
-/// The identity of a snapshot whose sorted file list is `files`: SHA-256 of the JCS form of
-/// `{"files": files, "schema": "genesis/workspace-snapshot-v0.1"}` (DESIGN section 2).
-pub fn snapshot_identity(files: &[crate::snapshot::SnapshotFile]) -> Digest {
-    #[derive(serde::Serialize)]
-    struct Unnamed<'a> {
-        schema: &'static str,
-        files: &'a [crate::snapshot::SnapshotFile],
-    }
-    canonical_digest(&Unnamed {
-        schema: crate::snapshot::SNAPSHOT_SCHEMA,
-        files,
-    })
-    .expect("snapshot documents hold only strings and integers")
 }
 
 #[cfg(test)]

@@ -690,14 +690,14 @@ pub fn pending(store: &Store) -> Result<Vec<Journal>, JournalError> {
         if let Some(op) = j
             .ops
             .iter()
-            .find(|op| crate::engine::forbidden_path(&op.path).is_some())
+            .find(|op| crate::path::forbidden_path(&op.path).is_some())
         {
             return Err(JournalError::Invalid {
                 path: p.clone(),
                 message: format!(
                     "path {}: {}",
                     op.path,
-                    crate::engine::forbidden_path(&op.path).unwrap_or_default()
+                    crate::path::forbidden_path(&op.path).unwrap_or_default()
                 ),
             });
         }

@@ -10,14 +10,16 @@
 //! (git-style diffs between trees), [`check`] (does a tree match an expected snapshot),
 //! [`json`] (strict JSON reading: duplicate member names refused everywhere), [`schema`] (the
 //! bundled JSON Schemas), [`workspace`] (a workspace with its store and
-//! manifest).
-pub mod abort;
-pub mod apply;
+//! manifest), and on top [`engine`]: the session lifecycle, one module per operation
+//! ([`Engine::open`], [`Engine::patch`], [`Engine::verify`], [`Engine::apply`],
+//! [`Engine::abort`], [`Engine::replay`], [`Engine::recover`]), each with its options and
+//! outcome, and [`EngineError`].
 pub mod bpt;
 pub mod check;
 pub mod clock;
 pub mod diff;
 pub mod engine;
+pub mod error_kind;
 pub mod events;
 pub mod fault;
 pub mod fsmode;
@@ -39,6 +41,12 @@ pub mod tracked;
 pub mod workspace;
 
 pub use diff::Tree;
+pub use engine::{
+    AbortOptions, AbortOutcome, ApplyOptions, ApplyOutcome, ConflictKind, Engine, EngineError,
+    NoObserver, Observer, OpenOptions, OpenOutcome, PatchInput, PatchOutcome, PathConflict,
+    RecoverOutcome, ReplayStep, RestoreOptions, RestoreOutcome, VerifyOptions, VerifyOutcome,
+};
+pub use error_kind::ErrorKind;
 pub use hash::Digest;
 pub use path::WorkspacePath;
 pub use snapshot::{Snapshot, SnapshotFile, SnapshotOptions};

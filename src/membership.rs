@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::snapshot::{Snapshot, SnapshotFile};
+use crate::path::WorkspacePath;
 use crate::tracked::TrackedFiles;
 
 const VIRTUAL_ROOT: &str = "/genesis-virtual-root";
@@ -153,20 +153,29 @@ impl Rules {
     }
 }
 
-/// Which files of `snapshot` the snapshot rules would leave out. `read` gives the bytes of an
+/// A file of a tree as the membership rules see it: its workspace path. Implemented by
+/// [`crate::snapshot::SnapshotFile`] (this module reads no snapshot type, so the snapshot walk
+/// can use the ignore rules here without an import circle).
+pub trait MemberFile {
+    /// The file's path, relative to the tree's root.
+    fn member_path(&self) -> &WorkspacePath;
+}
+
+/// Which files of `snapshot` (a [`crate::snapshot::Snapshot`], or any sorted list of files)
+/// the snapshot rules would leave out. `read` gives the bytes of an
 /// ignore file in the snapshot; `exclude` holds the manifest's globs; `tracked` the files git
 /// tracks in the workspace (exempt from `.gitignore`, as in [`crate::snapshot::scan`] with
 /// the same set; [`TrackedFiles::none`] outside git).
 ///
 /// # Errors
 /// Whatever `read` returns for an ignore file.
-pub fn left_out<E>(
-    snapshot: &Snapshot,
+pub fn left_out<E, F: MemberFile>(
+    snapshot: &impl AsRef<[F]>,
     exclude: &[String],
     tracked: &TrackedFiles,
-    read: impl Fn(&SnapshotFile) -> Result<Vec<u8>, E>,
+    read: impl Fn(&F) -> Result<Vec<u8>, E>,
 ) -> Result<Vec<LeftOut>, E> {
-    left_out_files(snapshot.files(), exclude, tracked, read)
+    left_out_files(snapshot.as_ref(), exclude, tracked, read)
 }
 
 /// [`left_out`] of a list of files (sorted by path, no path twice) that need not fit in a
@@ -175,24 +184,28 @@ pub fn left_out<E>(
 ///
 /// # Errors
 /// Whatever `read` returns for an ignore file.
-pub fn left_out_files<E>(
-    files: &[SnapshotFile],
+pub fn left_out_files<E, F: MemberFile>(
+    files: &[F],
     exclude: &[String],
     tracked: &TrackedFiles,
-    read: impl Fn(&SnapshotFile) -> Result<Vec<u8>, E>,
+    read: impl Fn(&F) -> Result<Vec<u8>, E>,
 ) -> Result<Vec<LeftOut>, E> {
     let mut rules = Rules::new(exclude);
     for f in files {
-        let name = f.path.file_name();
+        let name = f.member_path().file_name();
         if name != ".gitignore" && name != ".genesisignore" {
             continue;
         }
-        let dir = f.path.parent().map(|p| p.to_string()).unwrap_or_default();
+        let dir = f
+            .member_path()
+            .parent()
+            .map(|p| p.to_string())
+            .unwrap_or_default();
         rules.add_ignore_file(&dir, name, &read(f)?);
     }
     let mut out = Vec::new();
     for f in files {
-        let path = f.path.as_str();
+        let path = f.member_path().as_str();
         if let Some(reason) = rules.left_out(path, tracked.contains(path)) {
             out.push(LeftOut {
                 path: path.to_owned(),

@@ -29,6 +29,31 @@ pub const ACCEPTANCE_SCHEMA: &str = "genesis/acceptance-v0.1";
 /// note at the end.
 pub const MAX_LOG_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Which output stream of an obligation a piece of output came from.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+impl Stream {
+    /// `"stdout"` or `"stderr"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+
+    /// Both streams, standard output first.
+    pub const ALL: [Stream; 2] = [Stream::Stdout, Stream::Stderr];
+}
+
 /// The result of one static rule.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StaticResult {
@@ -169,7 +194,7 @@ pub fn run_command(
     obligation: &Obligation,
     dir: &Path,
     env: &[(String, String)],
-    on_output: &mut dyn FnMut(crate::events::Stream, &[u8]),
+    on_output: &mut dyn FnMut(Stream, &[u8]),
 ) -> CommandResult {
     use std::os::unix::process::CommandExt;
     let start = Instant::now();
@@ -216,12 +241,9 @@ pub fn run_command(
     let mut was_interrupted = false;
     let mut offsets = [0u64; 2];
     let mut forward = |offsets: &mut [u64; 2]| {
-        for (slot, (file, stream)) in [
-            (&out_file, crate::events::Stream::Stdout),
-            (&err_file, crate::events::Stream::Stderr),
-        ]
-        .into_iter()
-        .enumerate()
+        for (slot, (file, stream)) in [(&out_file, Stream::Stdout), (&err_file, Stream::Stderr)]
+            .into_iter()
+            .enumerate()
         {
             let new = read_from(file, &mut offsets[slot]);
             if !new.is_empty() {

@@ -16,7 +16,120 @@
 //! snapshot document (DESIGN section 2).
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
+
+/// The name of the store directory at the top of a workspace. Never a snapshot member, never
+/// written by a session (DESIGN section 2).
+pub const STORE_DIR_NAME: &str = ".genesis";
+
+/// Why a session must never write `path`, or `None` when it may: a `.git` component in any
+/// case spelling, the top-level store directory [`STORE_DIR_NAME`] in any case spelling, or a
+/// first component that is a drive letter (`C:`, another volume on Windows). Pure: reads
+/// nothing. Such paths are never snapshot members (DESIGN section 2), so no session may write
+/// them either; used by patch, apply, abort and the journal's recovery check.
+pub fn forbidden_path(path: &WorkspacePath) -> Option<&'static str> {
+    if path.components().any(|c| c.eq_ignore_ascii_case(".git")) {
+        return Some("paths inside .git are never written");
+    }
+    let first = path.components().next().unwrap_or("");
+    if first.eq_ignore_ascii_case(STORE_DIR_NAME) {
+        return Some("paths inside the store (.genesis) are never written");
+    }
+    let b = first.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Some("a drive-letter path (another volume on Windows) is never written");
+    }
+    None
+}
+
+/// `p` joined to the current directory when relative; nothing is resolved (no `..`, no links)
+/// and nothing is read. For paths that are only recorded or shown (a BPT `--work-root`). An
+/// unreadable current directory counts as empty.
+pub fn absolute_lexical(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    }
+}
+
+/// `p` made absolute ([`absolute_lexical`]), with its deepest existing ancestor canonicalised
+/// (links and `..` resolved) and the missing rest appended as given. For comparing where
+/// directories really are ([`lies_apart`]) and measuring path lengths
+/// ([`check_fs_limits`]). Reads the file system (`lstat` up the path, then `realpath`).
+pub fn absolute_resolved(p: &Path) -> PathBuf {
+    let p = absolute_lexical(p);
+    let mut existing = p.clone();
+    let mut rest = Vec::new();
+    while std::fs::symlink_metadata(&existing).is_err() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(n), Some(parent)) => {
+                rest.push(n.to_owned());
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut c = std::fs::canonicalize(&existing).unwrap_or(existing);
+    for n in rest.iter().rev() {
+        c.push(n);
+    }
+    c
+}
+
+/// Whether the directory `dir` lies apart from every one of `others`: not equal to, inside or
+/// above any, and not the file-system root. All are compared as [`absolute_resolved`] paths,
+/// so a link or `..` cannot hide an overlap. The rule for a `--checkout` or `--workdir`
+/// directory against the workspace and the store (DESIGN section 4).
+pub fn lies_apart(dir: &Path, others: &[&Path]) -> bool {
+    let d = absolute_resolved(dir);
+    d.parent().is_some()
+        && others.iter().all(|o| {
+            let o = absolute_resolved(o);
+            !(d.starts_with(&o) || o.starts_with(&d))
+        })
+}
+
+/// What stops a write at a workspace path: a directory on the way to it that is not a real
+/// directory. From [`blocked_parent`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockedParent {
+    /// This parent (workspace-relative, `/`-separated) is a symbolic link.
+    Link(String),
+    /// This parent is a file (or another non-directory) where a directory is needed.
+    File(String),
+}
+
+/// The one safe walk over the parents of `path` under `root`: `lstat` of each existing
+/// directory on the way, top down, never following a link. Stops with `None` at the first
+/// parent that does not exist (nothing below it can block) or at a file for which `deletable`
+/// holds (a file the change deletes may stand where a directory will be); returns the first
+/// link or other file. Used by apply's preconditions and abort's checks.
+pub fn blocked_parent(
+    root: &Path,
+    path: &WorkspacePath,
+    deletable: impl Fn(&str) -> bool,
+) -> Option<BlockedParent> {
+    let comps: Vec<&str> = path.components().collect();
+    let mut cur = root.to_path_buf();
+    let mut prefix = String::new();
+    for comp in &comps[..comps.len() - 1] {
+        cur.push(comp);
+        if !prefix.is_empty() {
+            prefix.push('/');
+        }
+        prefix.push_str(comp);
+        match std::fs::symlink_metadata(&cur) {
+            Ok(md) if md.file_type().is_symlink() => return Some(BlockedParent::Link(prefix)),
+            Ok(md) if md.is_dir() => {}
+            Ok(_) if deletable(&prefix) => return None,
+            Ok(_) => return Some(BlockedParent::File(prefix)),
+            Err(_) => return None,
+        }
+    }
+    None
+}
 
 /// Why a string is not a valid workspace path. Every variant carries the offending path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -303,6 +303,11 @@ fn sessions_dir(store: &Store) -> PathBuf {
     store.path().join("sessions")
 }
 
+/// The engine state file of session `id`: `<store>/sessions/<id>.state`.
+pub fn state_path(store: &Store, id: &str) -> PathBuf {
+    sessions_dir(store).join(format!("{id}.state"))
+}
+
 /// Whether a session with this id exists.
 pub fn exists(store: &Store, id: &SessionId) -> bool {
     sessions_dir(store).join(format!("{id}.json")).is_file()

@@ -12,10 +12,10 @@
 //! only when size, mtime, ctime (which no `touch` can set back), inode and device all match.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::hash::Digest;
-use crate::snapshot::{ScannedFile, SnapshotFile, StatKey};
+use crate::path::WorkspacePath;
 
 /// Entries younger than this (nanoseconds) before the snapshot started are not cached.
 pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
@@ -33,6 +33,67 @@ struct Entry {
 struct File {
     schema: String,
     entries: Vec<Entry>,
+}
+
+/// A regular file found by [`crate::snapshot::scan`], not yet hashed.
+#[derive(Debug, Clone)]
+pub struct ScannedFile {
+    /// Its workspace path.
+    pub path: WorkspacePath,
+    /// Where it is on disk.
+    pub fs_path: PathBuf,
+    /// Size from `lstat`, in bytes.
+    pub bytes: u64,
+    /// Whether the owner's executable bit is set.
+    pub executable: bool,
+    /// The `lstat` fields the stat cache compares.
+    pub stat: StatKey,
+}
+
+/// The `lstat` fields that say a file is unchanged since it was last hashed: size,
+/// modification and status-change times in nanoseconds, inode and device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StatKey {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Status-change time, nanoseconds since the Unix epoch (changes on every write and chmod,
+    /// and cannot be set back by `touch`).
+    pub ctime_ns: i64,
+    /// Inode number.
+    pub ino: u64,
+    /// Device number.
+    pub dev: u64,
+}
+
+impl StatKey {
+    /// The fields of `md` (from `lstat`).
+    pub fn of(md: &std::fs::Metadata) -> StatKey {
+        use std::os::unix::fs::MetadataExt;
+        StatKey {
+            size: md.len(),
+            mtime_ns: md
+                .mtime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(md.mtime_nsec()),
+            ctime_ns: md
+                .ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(md.ctime_nsec()),
+            ino: md.ino(),
+            dev: md.dev(),
+        }
+    }
+}
+
+/// A hashed file as the cache records it: its size in bytes and its blob. Implemented by
+/// [`crate::snapshot::SnapshotFile`].
+pub trait Hashed {
+    /// Size in bytes.
+    fn bytes(&self) -> u64;
+    /// SHA-256 of the content.
+    fn blob(&self) -> Digest;
 }
 
 /// A loaded stat cache.
@@ -80,16 +141,16 @@ impl StatCache {
 
     /// The cache after a snapshot that started at `started_ns`: every file (`files` and
     /// `hashed` in the same order) except the racy ones.
-    pub fn from_scan(files: &[ScannedFile], hashed: &[SnapshotFile], started_ns: i64) -> StatCache {
+    pub fn from_scan<H: Hashed>(files: &[ScannedFile], hashed: &[H], started_ns: i64) -> StatCache {
         let limit = started_ns.saturating_sub(RACY_WINDOW_NS);
         StatCache {
             entries: files
                 .iter()
                 .zip(hashed)
                 .filter(|(f, h)| {
-                    f.stat.mtime_ns < limit && f.stat.ctime_ns < limit && f.stat.size == h.bytes
+                    f.stat.mtime_ns < limit && f.stat.ctime_ns < limit && f.stat.size == h.bytes()
                 })
-                .map(|(f, h)| (f.path.to_string(), (f.stat, h.blob)))
+                .map(|(f, h)| (f.path.to_string(), (f.stat, h.blob())))
                 .collect(),
         }
     }

@@ -123,6 +123,40 @@ pub enum StoreError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A document Genesis wrote into the store (the executable bits of a snapshot) is not
+    /// JSON of the expected shape: it was edited or damaged (store corruption, exit 4).
+    #[error("{}: {source}", .path.display())]
+    BadDocument {
+        /// The file.
+        path: PathBuf,
+        /// `serde_json`'s message, with line and column.
+        source: crate::json::JsonError,
+    },
+    /// A source file to copy into the store could not be opened as a regular file (it is a
+    /// link now, or unreadable).
+    #[error(transparent)]
+    Source(#[from] Box<crate::snapshot::SnapshotError>),
+}
+
+/// Why [`Store::snapshot_into`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotIntoError {
+    /// Snapshotting the tree failed (as [`crate::snapshot::snapshot_dir`]).
+    #[error(transparent)]
+    Snapshot(#[from] crate::snapshot::SnapshotError),
+    /// Copying a file into the store failed (a store write, or a directory sync); `path` is
+    /// the file copied or the store directory. Exit 4.
+    #[error("{}: {source}", .path.display())]
+    Ingest {
+        /// The file being copied, or the store directory.
+        path: PathBuf,
+        /// The store's error.
+        source: StoreError,
+    },
+    /// The store could not keep the snapshot: a stored document of the same identity is
+    /// corrupt (for example a key twice, [`StoreError::DuplicateKey`]), or a write failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -448,9 +482,9 @@ impl Store {
                         path: exec_path.clone(),
                         source,
                     },
-                    e => StoreError::Io {
+                    source => StoreError::BadDocument {
                         path: exec_path.clone(),
-                        source: std::io::Error::other(e.to_string()),
+                        source,
                     },
                 })?;
                 e.executable
@@ -481,16 +515,20 @@ impl Store {
         &self,
         root: &Path,
         opts: &crate::snapshot::SnapshotOptions,
-    ) -> Result<(SnapshotOutcome, usize), crate::snapshot::SnapshotError> {
-        use crate::snapshot::{Hashing, SnapshotError, snapshot_dir_using};
+    ) -> Result<(SnapshotOutcome, usize), SnapshotIntoError> {
+        use crate::snapshot::{Hashing, snapshot_dir_using};
         let mut opts = opts.clone();
         opts.stat_cache = Some(self.stat_cache_path(root));
         let added = std::sync::atomic::AtomicUsize::new(0);
         let touched = std::sync::Mutex::new(BTreeSet::new());
-        let ingest = |path: &Path| -> Result<(Digest, u64), SnapshotError> {
-            let (digest, len, new_dir) = self.ingest(path).map_err(|e| SnapshotError::Read {
-                path: path.into(),
-                source: std::io::Error::other(e.to_string()),
+        let ingest = |path: &Path| -> Result<(Digest, u64), SnapshotIntoError> {
+            let (digest, len, new_dir) = self.ingest(path).map_err(|source| match source {
+                // The source file's own error (a link now, unreadable), as a snapshot reports it.
+                StoreError::Source(e) => SnapshotIntoError::Snapshot(*e),
+                source => SnapshotIntoError::Ingest {
+                    path: path.into(),
+                    source,
+                },
             })?;
             if let Some(d) = new_dir {
                 added.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -511,16 +549,15 @@ impl Store {
                 trust_cached: &present,
             },
         )?;
-        let io = |e: StoreError| SnapshotError::Read {
+        let io = |source: StoreError| SnapshotIntoError::Ingest {
             path: self.root.clone(),
-            source: std::io::Error::other(e.to_string()),
+            source,
         };
         let dirs = std::mem::take(&mut *touched.lock().unwrap_or_else(|e| e.into_inner()));
         for d in dirs {
             fsync_dir(&d).map_err(io)?;
         }
-        self.write_snapshot(&outcome.snapshot, &outcome.executable)
-            .map_err(|e| SnapshotError::Store(Box::new(e)))?;
+        self.write_snapshot(&outcome.snapshot, &outcome.executable)?;
         Ok((outcome, added.load(std::sync::atomic::Ordering::Relaxed)))
     }
 
@@ -539,10 +576,8 @@ impl Store {
     }
 
     fn ingest(&self, source: &Path) -> Result<(Digest, u64, Option<PathBuf>), StoreError> {
-        let mut input = crate::snapshot::open_regular(source).map_err(|e| StoreError::Io {
-            path: source.into(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
+        let mut input =
+            crate::snapshot::open_regular(source).map_err(|e| StoreError::Source(Box::new(e)))?;
         let tmp_dir = self.root.join("tmp");
         std::fs::create_dir_all(&tmp_dir).map_err(io_err(&tmp_dir))?;
         let mut tmp = tempfile::Builder::new()

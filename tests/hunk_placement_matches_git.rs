@@ -12,7 +12,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::git_apply::{Agreement, Files, compare};
-use genesis::patch::{ApplyOptions, FileChange, apply_patch};
+use genesis::patch::{FileChange, PatchRules, apply_patch};
 use genesis::patch::{PatchError, PreImage};
 use genesis::path::WorkspacePath;
 
@@ -249,7 +249,7 @@ fn genesis_never_accepts_what_git_refuses_and_agrees_on_bytes() {
         let patch = diff(&old.concat(), &new.concat());
         let (base, kind) = stale(&mut rng, &old, &pool);
         let tree: Files = [("f".to_owned(), (base.concat(), false))].into();
-        let ours = apply_patch(&patch, &One(&tree), &ApplyOptions::default());
+        let ours = apply_patch(&patch, &One(&tree), &PatchRules::default());
         let ours_files = match &ours {
             Ok(o) => {
                 let mut t = tree.clone();

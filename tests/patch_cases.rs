@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use genesis::patch::{
-    Anchor, ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage, apply_patch,
+    Anchor, FileChange, PatchError, PatchResult, PatchRules, PreImage, apply_patch,
 };
 use genesis::path::WorkspacePath;
 
@@ -31,7 +31,7 @@ impl Mem {
         self
     }
     /// The tree after applying an outcome.
-    fn after(&self, o: &PatchOutcome) -> Mem {
+    fn after(&self, o: &PatchResult) -> Mem {
         let mut m = self.clone();
         for (p, c) in &o.changes {
             match c {
@@ -74,7 +74,7 @@ fn wp(s: &str) -> WorkspacePath {
 
 /// Genesis's result, checked against the real `git apply` on the same tree (issue 9, item 9):
 /// never accepted where git refuses, and equal bytes where both accept.
-fn apply(patch: &[u8], tree: &Mem) -> Result<PatchOutcome, PatchError> {
+fn apply(patch: &[u8], tree: &Mem) -> Result<PatchResult, PatchError> {
     let r = apply_quiet(patch, tree);
     let ours = match &r {
         Ok(o) => Ok(tree.after(o).0),
@@ -90,8 +90,8 @@ fn apply(patch: &[u8], tree: &Mem) -> Result<PatchOutcome, PatchError> {
 }
 
 /// Genesis's result alone (for the property tests, which run thousands of cases).
-fn apply_quiet(patch: &[u8], tree: &Mem) -> Result<PatchOutcome, PatchError> {
-    apply_patch(patch, tree, &ApplyOptions::default())
+fn apply_quiet(patch: &[u8], tree: &Mem) -> Result<PatchResult, PatchError> {
+    apply_patch(patch, tree, &PatchRules::default())
 }
 
 /// The error, or a short panic (never a dump of the outcome's bytes).
@@ -105,14 +105,14 @@ fn err(patch: &[u8], tree: &Mem) -> PatchError {
     }
 }
 
-fn write(o: &PatchOutcome, p: &str) -> (Vec<u8>, bool) {
+fn write(o: &PatchResult, p: &str) -> (Vec<u8>, bool) {
     match o.changes.get(&wp(p)) {
         Some(FileChange::Write { data, executable }) => (data.clone(), *executable),
         other => panic!("{p}: expected a write, got {other:?}"),
     }
 }
 
-fn data(o: &PatchOutcome, p: &str) -> Vec<u8> {
+fn data(o: &PatchResult, p: &str) -> Vec<u8> {
     write(o, p).0
 }
 
@@ -702,33 +702,33 @@ fn limits() {
     let tree = Mem::default();
     let c = |p: &str| format!("--- /dev/null\n+++ b/{p}\n@@ -0,0 +1 @@\n+x\n@@ -0,0 +1 @@\n+y\n");
     let p = c("a") + &c("b");
-    let opts = ApplyOptions {
+    let opts = PatchRules {
         max_files: 1,
-        ..ApplyOptions::default()
+        ..PatchRules::default()
     };
     assert_eq!(
         apply_patch(p.as_bytes(), &tree, &opts).unwrap_err(),
         PatchError::TooManyFiles { line: 7, limit: 1 }
     );
-    let opts = ApplyOptions {
+    let opts = PatchRules {
         max_hunks: 3,
-        ..ApplyOptions::default()
+        ..PatchRules::default()
     };
     assert_eq!(
         apply_patch(p.as_bytes(), &tree, &opts).unwrap_err(),
         PatchError::TooManyHunks { line: 11, limit: 3 }
     );
-    let opts = ApplyOptions {
+    let opts = PatchRules {
         max_patch_bytes: 10,
-        ..ApplyOptions::default()
+        ..PatchRules::default()
     };
     assert!(matches!(
         apply_patch(p.as_bytes(), &tree, &opts).unwrap_err(),
         PatchError::TooLarge { .. }
     ));
-    let opts = ApplyOptions {
+    let opts = PatchRules {
         max_path_bytes: 3,
-        ..ApplyOptions::default()
+        ..PatchRules::default()
     };
     let p = c("abcd");
     assert!(matches!(

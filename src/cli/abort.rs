@@ -1,7 +1,7 @@
 //! `genesis abort SESSION`: throw the session away, saving every unrecorded file first.
 
 use super::{CliError, Context};
-use genesis::abort::{AbortAction, AbortOptions, AbortOutcome};
+use genesis::engine::{AbortAction, AbortOptions, AbortOutcome};
 
 /// Arguments of `genesis abort`.
 #[derive(clap::Args, Debug)]

@@ -47,10 +47,9 @@ fn exit_of(e: BptError, redactor: &Redactor) -> CliError {
     let mut err = match e {
         BptError::DuplicateKey(_) => CliError::usage(format!("the request: {e}")),
         BptError::BadRequest(_) | BptError::Invalid(_) => CliError::usage(e.to_string()),
-        BptError::WrongWorker { .. } | BptError::Conflict(_) => CliError {
-            code: 3,
-            message: e.to_string(),
-        },
+        BptError::WrongWorker { .. } | BptError::Conflict(_) => {
+            CliError::of(genesis::ErrorKind::State, e.to_string())
+        }
         BptError::Engine(e) => e.into(),
         BptError::Io { .. } => CliError::io(e.to_string()),
     };

@@ -1,6 +1,9 @@
 //! Maps library errors to the documented exit statuses (DESIGN section 7):
 //! 1 a definite "no", 2 bad input or usage, 3 state conflict, 4 I/O or internal error.
+//! The mapping itself is the library's ([`genesis::ErrorKind`], one `kind()` per error type,
+//! by variant); this module only carries it with the message.
 
+use genesis::ErrorKind;
 use genesis::diff::DiffError;
 use genesis::engine::EngineError;
 use genesis::journal::JournalError;
@@ -16,23 +19,29 @@ pub struct CliError {
     pub code: u8,
     /// The message, naming the path, field or hunk.
     pub message: String,
+    /// The class of the failure, for the event code and `retryable` (DESIGN section 8); from
+    /// the error variant, never from the message.
+    pub kind: ErrorKind,
 }
 
 impl CliError {
+    /// An error of `kind`: its exit status and `message`.
+    pub fn of(kind: ErrorKind, message: impl Into<String>) -> Self {
+        CliError {
+            code: kind.exit_code(),
+            message: message.into(),
+            kind,
+        }
+    }
+
     /// Bad input or usage (exit 2).
     pub fn usage(message: impl Into<String>) -> Self {
-        CliError {
-            code: 2,
-            message: message.into(),
-        }
+        CliError::of(ErrorKind::BadInput, message)
     }
 
     /// I/O or internal error (exit 4).
     pub fn io(message: impl Into<String>) -> Self {
-        CliError {
-            code: 4,
-            message: message.into(),
-        }
+        CliError::of(ErrorKind::Io, message)
     }
 
     /// Prints the error: `genesis: error: …` on standard error, and with `--json` also
@@ -47,132 +56,38 @@ impl CliError {
     }
 }
 
-impl From<SnapshotError> for CliError {
-    fn from(e: SnapshotError) -> Self {
-        let code = match e {
-            SnapshotError::Store(s) => return (*s).into(),
-            SnapshotError::Walk { .. }
-            | SnapshotError::Read { .. }
-            | SnapshotError::Changed(_)
-            | SnapshotError::Tracked(_) => 4,
-            _ => 2,
-        };
-        CliError {
-            code,
-            message: e.to_string(),
+/// `From<E> for CliError` through `E::kind()` for each library error type.
+macro_rules! by_kind {
+    ($($t:ty),*) => {$(
+        impl From<$t> for CliError {
+            fn from(e: $t) -> Self {
+                CliError::of(e.kind(), e.to_string())
+            }
         }
-    }
+    )*};
 }
 
-impl From<StoreError> for CliError {
-    fn from(e: StoreError) -> Self {
-        let code = match e {
-            StoreError::NotFound(_)
-            | StoreError::NotAStore(_)
-            | StoreError::NoSuchSnapshot { .. }
-            | StoreError::Ambiguous { .. }
-            | StoreError::DuplicateKey { .. } => 2,
-            StoreError::Locked { .. } => 3,
-            _ => 4,
-        };
-        CliError {
-            code,
-            message: e.to_string(),
-        }
-    }
-}
-
-impl From<genesis::workspace::OptionsError> for CliError {
-    fn from(e: genesis::workspace::OptionsError) -> Self {
-        match e {
-            genesis::workspace::OptionsError::Manifest(m) => m.into(),
-            genesis::workspace::OptionsError::Tracked(t) => SnapshotError::from(t).into(),
-        }
-    }
-}
-
-impl From<ManifestError> for CliError {
-    fn from(e: ManifestError) -> Self {
-        let code = match e {
-            ManifestError::Io { .. } => 4,
-            _ => 2,
-        };
-        CliError {
-            code,
-            message: e.to_string(),
-        }
-    }
-}
+by_kind!(
+    SnapshotError,
+    genesis::store::SnapshotIntoError,
+    StoreError,
+    genesis::workspace::OptionsError,
+    ManifestError,
+    SessionError,
+    EngineError,
+    JournalError
+);
 
 impl From<DiffError> for CliError {
     fn from(e: DiffError) -> Self {
         match e {
-            DiffError::Snapshot(e) => e.into(),
-            DiffError::Store(e) => e.into(),
-            DiffError::NoContent(_) => CliError::usage(e.to_string()),
+            // `genesis diff … | head`: a closed pipe ends the program quietly.
             DiffError::Output(ref io) if io.kind() == std::io::ErrorKind::BrokenPipe => CliError {
                 code: 0,
                 message: String::new(),
+                kind: ErrorKind::Io,
             },
-            other => CliError::io(other.to_string()),
-        }
-    }
-}
-
-impl From<SessionError> for CliError {
-    fn from(e: SessionError) -> Self {
-        match e {
-            SessionError::Store(s) => s.into(),
-            SessionError::NotFound(_)
-            | SessionError::Exists(_)
-            | SessionError::DuplicateKey { .. } => CliError::usage(e.to_string()),
-            SessionError::Invalid { .. } => CliError {
-                code: 4,
-                message: e.to_string(),
-            },
-        }
-    }
-}
-
-impl From<EngineError> for CliError {
-    fn from(e: EngineError) -> Self {
-        let code = match e {
-            EngineError::Store(s) => return s.into(),
-            EngineError::Session(s) => return s.into(),
-            EngineError::Manifest(m) => return m.into(),
-            EngineError::Snapshot(s) => return s.into(),
-            EngineError::Patch(_)
-            | EngineError::PathLimit(_)
-            | EngineError::VerifyPathLimit { .. }
-            | EngineError::Invalid(_)
-            | EngineError::Unsafe { .. } => 2,
-            EngineError::NotOpen { .. }
-            | EngineError::NotVerified { .. }
-            | EngineError::SessionMoved { .. }
-            | EngineError::Conflict { .. }
-            | EngineError::NothingToRestore { .. } => 3,
-            EngineError::Journal(j) => return j.into(),
-            EngineError::Materialize(_) | EngineError::Io { .. } | EngineError::Interrupted(_) => 4,
-        };
-        CliError {
-            code,
-            message: e.to_string(),
-        }
-    }
-}
-
-impl From<JournalError> for CliError {
-    fn from(e: JournalError) -> Self {
-        let code = match e {
-            JournalError::Store(s) => return s.into(),
-            JournalError::Session(s) => return s.into(),
-            JournalError::Unsafe { .. } => 3,
-            JournalError::DuplicateKey { .. } => 2,
-            JournalError::Io { .. } | JournalError::Invalid { .. } => 4,
-        };
-        CliError {
-            code,
-            message: e.to_string(),
+            e => CliError::of(e.kind(), e.to_string()),
         }
     }
 }

@@ -74,13 +74,7 @@ impl Events {
         if e.code == 0 {
             return;
         }
-        let code = match e.code {
-            2 => codes::BAD_INPUT,
-            3 if e.message.contains("is locked by") => codes::STORE_LOCKED,
-            3 if e.message.contains("changed under session") => codes::APPLY_CONFLICT,
-            3 => codes::SESSION_NOT_OPEN,
-            _ => codes::IO_ERROR,
-        };
+        let code = e.kind.event_code();
         let kind = if code == codes::APPLY_CONFLICT {
             EventKind::Failed {
                 code: code.into(),
@@ -91,7 +85,7 @@ impl Events {
             EventKind::Diagnostic {
                 code: code.into(),
                 message: e.message.clone(),
-                retryable: code == codes::STORE_LOCKED,
+                retryable: e.kind.retryable(),
             }
         };
         let _ = self.emit(kind);

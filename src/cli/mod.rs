@@ -243,17 +243,26 @@ pub fn operand_options(
 /// The session engine for the workspace (creating the store when `create`), having finished
 /// any interrupted apply first (reported on standard error).
 pub fn engine(ctx: &Context, create: bool) -> Result<genesis::engine::Engine, CliError> {
+    Ok(engine_recovered(ctx, create)?.0)
+}
+
+/// [`engine`], and what its recovery finished (reported on standard error).
+pub fn engine_recovered(
+    ctx: &Context,
+    create: bool,
+) -> Result<(genesis::engine::Engine, genesis::engine::RecoverOutcome), CliError> {
     let engine = genesis::engine::Engine::with_wait(ctx.workspace(), create, ctx.wait())?;
-    for (s, r) in &engine.recovered().rescued {
+    let recovered = engine.recover_pending()?;
+    for (s, r) in &recovered.rescued {
         eprintln!(
             "genesis: {} held neither its old nor its new content; saved it (blob {}) before finishing session {s}: `genesis restore {s}` brings it back",
             r.path, r.blob
         );
     }
-    for s in &engine.recovered().finished {
+    for s in &recovered.finished {
         eprintln!("genesis: finished the interrupted change of session {s} from its journal");
     }
-    Ok(engine)
+    Ok((engine, recovered))
 }
 
 /// Writes `text` to standard output. A closed pipe (`genesis … | head`) ends the program

@@ -8,11 +8,11 @@ pub struct Args {}
 
 /// Finishes every journaled change; exit 0 when none is left.
 pub fn run(ctx: &Context, _args: &Args) -> Result<u8, CliError> {
-    let engine = super::engine(ctx, false)?;
+    let (engine, recovered) = super::engine_recovered(ctx, false)?;
     let mut out = engine.recover()?;
-    let mut finished = engine.recovered().finished.clone();
+    let mut finished = recovered.finished;
     finished.append(&mut out.finished);
-    let mut rescued = engine.recovered().rescued.clone();
+    let mut rescued = recovered.rescued;
     rescued.append(&mut out.rescued);
     if ctx.json {
         super::print_json(&serde_json::json!({

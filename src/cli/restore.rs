@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::{CliError, Context};
-use genesis::abort::RestoreOptions;
+use genesis::engine::RestoreOptions;
 
 /// Arguments of `genesis restore`.
 #[derive(clap::Args, Debug)]

@@ -67,8 +67,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     }
     let pb = super::verify::spinner(format!("snapshotting {}", dir.display()));
     let result = match &store {
-        Some(s) => s.snapshot_into(&dir, &opts).map(|(o, n)| (o, Some(n))),
-        None => snapshot_dir(&dir, &opts).map(|o| (o, None)),
+        Some(s) => s
+            .snapshot_into(&dir, &opts)
+            .map(|(o, n)| (o, Some(n)))
+            .map_err(CliError::from),
+        None => snapshot_dir(&dir, &opts)
+            .map(|o| (o, None))
+            .map_err(CliError::from),
     };
     if let Some(pb) = pb {
         pb.finish_and_clear();

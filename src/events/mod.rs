@@ -58,25 +58,9 @@ pub mod codes {
     pub const IO_ERROR: &str = "io-error";
 }
 
-/// Which output stream of an obligation a piece of output came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-impl Stream {
-    /// `"stdout"` or `"stderr"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
-    }
-
-    const ALL: [Stream; 2] = [Stream::Stdout, Stream::Stderr];
-}
+/// Which output stream of an obligation a piece of output came from (defined with the
+/// obligation runner, [`crate::obligation::Stream`]).
+pub use crate::obligation::Stream;
 
 /// A Genesis event, dialect-neutral.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,12 +2,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::parse::{Binary, FilePatch, Hunk, HunkLine, Op, op_name};
-use super::{Anchor, ApplyOptions, FileChange, PatchError, PatchOutcome, PreImage};
+use super::binary::apply_binary;
+use super::parse::{FilePatch, Hunk, HunkLine, Op, op_name};
+use super::{Anchor, FileChange, PatchError, PatchResult, PatchRules, PreImage};
 use crate::path::{WorkspacePath, fold_key as fold};
 
 /// Validates one name from the patch.
-fn check_path(s: &str, line: usize, opts: &ApplyOptions) -> Result<WorkspacePath, PatchError> {
+fn check_path(s: &str, line: usize, opts: &PatchRules) -> Result<WorkspacePath, PatchError> {
     if s.len() > opts.max_path_bytes {
         return Err(PatchError::PathTooLong {
             line,
@@ -182,20 +183,18 @@ fn read(tree: &dyn PreImage, path: &WorkspacePath) -> Result<Vec<u8>, PatchError
     })
 }
 
-/// Applies every entry; see the module docs of [`super`] for the rules.
-pub(crate) fn apply(
-    files: &[FilePatch<'_>],
-    tree: &dyn PreImage,
-    opts: &ApplyOptions,
-) -> Result<PatchOutcome, PatchError> {
-    // 1. Paths: validity, forbidden places, duplicates and collisions, modes.
-    struct Resolved {
-        /// Path read (modify/delete/rename source/copy source); None for creations.
-        source: Option<WorkspacePath>,
-        /// Path written; None for deletions.
-        target: Option<WorkspacePath>,
-        new_mode: Option<bool>,
-    }
+/// The paths of one file entry, checked.
+struct Resolved {
+    /// Path read (modify/delete/rename source/copy source); None for creations.
+    source: Option<WorkspacePath>,
+    /// Path written; None for deletions.
+    target: Option<WorkspacePath>,
+    /// The executable bit the entry sets, if it sets one.
+    new_mode: Option<bool>,
+}
+
+/// Checks every entry's paths (valid, not forbidden, none twice) and modes.
+fn resolve(files: &[FilePatch<'_>], opts: &PatchRules) -> Result<Vec<Resolved>, PatchError> {
     let mut seen = Seen::default();
     let mut resolved = Vec::with_capacity(files.len());
     for f in files {
@@ -247,24 +246,95 @@ pub(crate) fn apply(
             new_mode,
         });
     }
+    Ok(resolved)
+}
+
+/// A text deletion must remove exactly the file `old`: only removed lines, together equal to
+/// it. Checked before placement, so a file with other content is named as such rather than as
+/// a hunk that does not apply.
+fn check_text_deletion(f: &FilePatch<'_>, old: &[u8], name: &str) -> Result<(), PatchError> {
+    // A text deletion must remove exactly the file: checked before placement, so a file
+    // with other content is named as such rather than as a hunk that does not apply.
+    let mut removed: Vec<u8> = Vec::with_capacity(old.len());
+    let mut only_removals = true;
+    for hl in f.hunks.iter().flat_map(|h| &h.lines) {
+        match hl {
+            HunkLine::Remove(c) => removed.extend_from_slice(c),
+            _ => only_removals = false,
+        }
+    }
+    if !only_removals || removed != old {
+        return Err(PatchError::DeleteMismatch {
+            path: name.to_owned(),
+            line: f.line,
+        });
+    }
+    Ok(())
+}
+
+/// No file the patch writes may lie below a file of the result (written, or kept from `tree`).
+fn check_no_file_below_a_file(
+    tree: &dyn PreImage,
+    changes: &BTreeMap<WorkspacePath, FileChange>,
+    lines_of: &HashMap<WorkspacePath, usize>,
+) -> Result<(), PatchError> {
+    for (path, change) in changes {
+        if !matches!(change, FileChange::Write { .. }) {
+            continue;
+        }
+        let mut parent = path.parent();
+        while let Some(p) = parent {
+            let blocked = match changes.get(&p) {
+                Some(FileChange::Write { .. }) => true,
+                Some(FileChange::Delete) => false,
+                None => tree.contains(&p),
+            };
+            if blocked {
+                return Err(PatchError::ParentIsFile {
+                    path: path.to_string(),
+                    parent: p.to_string(),
+                    line: lines_of.get(path).copied().unwrap_or(0),
+                });
+            }
+            parent = p.parent();
+        }
+    }
+    Ok(())
+}
+
+/// Lines the hunks add and remove.
+fn count_lines(hunks: &[Hunk]) -> (u64, u64) {
+    let mut counts = (0, 0);
+    for hl in hunks.iter().flat_map(|h| &h.lines) {
+        match hl {
+            HunkLine::Add(_) => counts.0 += 1,
+            HunkLine::Remove(_) => counts.1 += 1,
+            HunkLine::Context(_) => {}
+        }
+    }
+    counts
+}
+
+/// Applies every entry; see the module docs of [`super`] for the rules.
+pub(crate) fn apply(
+    files: &[FilePatch<'_>],
+    tree: &dyn PreImage,
+    opts: &PatchRules,
+) -> Result<PatchResult, PatchError> {
+    // 1. Paths: validity, forbidden places, duplicates and collisions, modes.
+    let resolved = resolve(files, opts)?;
 
     // 2. Contents.
-    let mut out = PatchOutcome {
+    let mut out = PatchResult {
         files_changed: files.len(),
-        ..PatchOutcome::default()
+        ..PatchResult::default()
     };
     let mut lines_of: HashMap<WorkspacePath, usize> = HashMap::new();
     for (f, r) in files.iter().zip(&resolved) {
         let l = f.line;
-        for h in &f.hunks {
-            for hl in &h.lines {
-                match hl {
-                    HunkLine::Add(_) => out.lines_added += 1,
-                    HunkLine::Remove(_) => out.lines_removed += 1,
-                    HunkLine::Context(_) => {}
-                }
-            }
-        }
+        let (added, removed) = count_lines(&f.hunks);
+        out.lines_added += added;
+        out.lines_removed += removed;
         // A plain diff creating a file the GNU-patch way: `--- a/x` / `+++ b/x`, `@@ -0,0 ...`.
         let plain_create = f.plain
             && matches!(f.op, Op::Modify(_))
@@ -321,22 +391,7 @@ pub(crate) fn apply(
 
         let is_delete = r.target.is_none();
         if is_delete && f.binary.is_none() && !f.hunks.is_empty() {
-            // A text deletion must remove exactly the file: checked before placement, so a file
-            // with other content is named as such rather than as a hunk that does not apply.
-            let mut removed: Vec<u8> = Vec::with_capacity(old.len());
-            let mut only_removals = true;
-            for l in f.hunks.iter().flat_map(|h| &h.lines) {
-                match l {
-                    HunkLine::Remove(c) => removed.extend_from_slice(c),
-                    _ => only_removals = false,
-                }
-            }
-            if !only_removals || removed != old {
-                return Err(PatchError::DeleteMismatch {
-                    path: name,
-                    line: l,
-                });
-            }
+            check_text_deletion(f, &old, &name)?;
         }
         let new = match &f.binary {
             Some(b) => apply_binary(&name, f, b, &old, source.is_none(), is_delete)?,
@@ -372,267 +427,11 @@ pub(crate) fn apply(
     }
 
     // 3. No file below a file.
-    for (path, change) in &out.changes {
-        if !matches!(change, FileChange::Write { .. }) {
-            continue;
-        }
-        let mut parent = path.parent();
-        while let Some(p) = parent {
-            let blocked = match out.changes.get(&p) {
-                Some(FileChange::Write { .. }) => true,
-                Some(FileChange::Delete) => false,
-                None => tree.contains(&p),
-            };
-            if blocked {
-                return Err(PatchError::ParentIsFile {
-                    path: path.to_string(),
-                    parent: p.to_string(),
-                    line: lines_of.get(path).copied().unwrap_or(0),
-                });
-            }
-            parent = p.parent();
-        }
-    }
+    check_no_file_below_a_file(tree, &out.changes, &lines_of)?;
 
     // 4. No two names that one case-insensitive, normalising file system would merge.
     check_collisions(tree, &out.changes, &lines_of)?;
     Ok(out)
-}
-
-/// git's blob id of `data`, as 40 lowercase hex characters.
-fn git_blob_id(data: &[u8]) -> String {
-    use sha1::Digest as _;
-    let mut h = sha1::Sha1::new();
-    h.update(format!("blob {}\0", data.len()).as_bytes());
-    h.update(data);
-    hex::encode(h.finalize())
-}
-
-/// Applies a binary patch's forward block. Like `git apply`, a binary patch must carry an
-/// `index OLD..NEW` line: OLD must be the blob id (or an abbreviation of at least 7 hex digits)
-/// of the current bytes and NEW that of the result, so a delta made against other bytes, or a
-/// deletion of a file whose bytes differ, is refused.
-fn apply_binary(
-    path: &str,
-    f: &FilePatch<'_>,
-    b: &Binary<'_>,
-    old: &[u8],
-    is_create: bool,
-    is_delete: bool,
-) -> Result<Vec<u8>, PatchError> {
-    let bad = |reason: String| PatchError::BadBinary {
-        path: path.to_owned(),
-        line: b.line,
-        reason,
-    };
-    let Some((old_id, new_id, _)) = &f.index else {
-        return Err(bad(
-            "no `index OLD..NEW` line, so the patch cannot be checked against the file (regenerate it with `git diff --binary`)".into(),
-        ));
-    };
-    let matches = |abbrev: &str, data: &[u8]| {
-        if abbrev.bytes().all(|c| c == b'0') {
-            return false;
-        }
-        abbrev.len() >= 7 && git_blob_id(data).starts_with(abbrev)
-    };
-    let zero = |id: &str| id.bytes().all(|c| c == b'0');
-    if is_create {
-        if !zero(old_id) {
-            return Err(bad(format!(
-                "creates the file but names a pre-image {old_id}"
-            )));
-        }
-    } else if !matches(old_id, old) {
-        if is_delete {
-            return Err(PatchError::DeleteMismatch {
-                path: path.to_owned(),
-                line: f.line,
-            });
-        }
-        return Err(bad(format!(
-            "the patch was made against blob {old_id}, but the file is blob {}",
-            git_blob_id(old)
-        )));
-    }
-    // Decoded here, not by diffy: its inflater loops forever on a damaged zlib stream
-    // (fuzz/regressions/patch_apply/hang-binary-*).
-    let data = decode_block(&b.forward).map_err(bad)?;
-    let new = match b.forward.kind {
-        diffy::binary::BinaryBlockKind::Literal => data,
-        diffy::binary::BinaryBlockKind::Delta => apply_delta(old, &data).map_err(bad)?,
-    };
-    let ok = if is_delete {
-        new.is_empty()
-    } else {
-        matches(new_id, &new)
-    };
-    if !ok {
-        if is_delete {
-            return Err(PatchError::DeleteMismatch {
-                path: path.to_owned(),
-                line: f.line,
-            });
-        }
-        return Err(bad(format!(
-            "the result is blob {}, not {new_id} as the `index` line says",
-            git_blob_id(&new)
-        )));
-    }
-    Ok(new)
-}
-
-/// Decodes a binary block: base85 lines, then zlib, which must end cleanly (Adler-32 checked)
-/// at exactly the declared size. At most one byte past the declared size is ever inflated, so a
-/// small "zip bomb" block cannot exhaust memory.
-fn decode_block(block: &diffy::binary::BinaryBlock<'_>) -> Result<Vec<u8>, String> {
-    use std::io::Read as _;
-    let compressed =
-        base85_lines(block.data.data).ok_or_else(|| "the base85 data is malformed".to_owned())?;
-    let size = block.data.size;
-    let limit = size.saturating_add(1);
-    let mut out = Vec::with_capacity(usize::try_from(size.min(64 * 1024)).unwrap_or(0));
-    let mut reader = flate2::read::ZlibDecoder::new(compressed.as_slice()).take(limit);
-    reader
-        .read_to_end(&mut out)
-        .map_err(|e| format!("the zlib data is damaged: {e}"))?;
-    if out.len() as u64 > size {
-        return Err(format!(
-            "a block inflates to more than its declared {size} bytes"
-        ));
-    }
-    if (out.len() as u64) < size {
-        return Err(format!(
-            "a block inflates to {} bytes, not its declared {size}",
-            out.len()
-        ));
-    }
-    // The stream must be complete: the decoder has consumed its end (and checked Adler-32).
-    let mut decoder = reader.into_inner();
-    let mut rest = [0u8; 1];
-    match decoder.read(&mut rest) {
-        Ok(0) => Ok(out),
-        Ok(_) => Err(format!(
-            "a block inflates to more than its declared {size} bytes"
-        )),
-        Err(e) => Err(format!("the zlib data is damaged: {e}")),
-    }
-}
-
-/// Applies a git delta (pack format: two base-128 sizes, then copy and insert instructions) to
-/// `base`, checking every offset and both sizes.
-fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
-    fn varint(d: &[u8], i: &mut usize) -> Result<u64, String> {
-        let mut v: u64 = 0;
-        let mut shift = 0;
-        loop {
-            let b = *d.get(*i).ok_or("the delta is truncated")?;
-            *i += 1;
-            if shift > 63 {
-                return Err("a delta size is too large".into());
-            }
-            v |= u64::from(b & 0x7f) << shift;
-            shift += 7;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-    }
-    let mut i = 0;
-    let src_size = varint(delta, &mut i)?;
-    let dst_size = varint(delta, &mut i)?;
-    if src_size != base.len() as u64 {
-        return Err(format!(
-            "the delta is for a {src_size}-byte file, but the file has {} bytes",
-            base.len()
-        ));
-    }
-    let mut out = Vec::with_capacity(usize::try_from(dst_size.min(64 * 1024 * 1024)).unwrap_or(0));
-    while i < delta.len() {
-        let op = delta[i];
-        i += 1;
-        if op & 0x80 != 0 {
-            let mut offset: u64 = 0;
-            let mut size: u64 = 0;
-            for (k, bit) in [0x01u8, 0x02, 0x04, 0x08].iter().enumerate() {
-                if op & bit != 0 {
-                    offset |= u64::from(*delta.get(i).ok_or("the delta is truncated")?) << (8 * k);
-                    i += 1;
-                }
-            }
-            for (k, bit) in [0x10u8, 0x20, 0x40].iter().enumerate() {
-                if op & bit != 0 {
-                    size |= u64::from(*delta.get(i).ok_or("the delta is truncated")?) << (8 * k);
-                    i += 1;
-                }
-            }
-            if size == 0 {
-                size = 0x10000;
-            }
-            let end = offset
-                .checked_add(size)
-                .filter(|e| *e <= base.len() as u64)
-                .ok_or("a delta copy reaches past the end of the file")?;
-            out.extend_from_slice(&base[offset as usize..end as usize]);
-        } else if op != 0 {
-            let n = usize::from(op);
-            let bytes = delta.get(i..i + n).ok_or("the delta is truncated")?;
-            out.extend_from_slice(bytes);
-            i += n;
-        } else {
-            return Err("the delta holds a reserved instruction (0)".into());
-        }
-        if out.len() as u64 > dst_size {
-            return Err("the delta produces more bytes than it declares".into());
-        }
-    }
-    if out.len() as u64 != dst_size {
-        return Err(format!(
-            "the delta produces {} bytes, not its declared {dst_size}",
-            out.len()
-        ));
-    }
-    Ok(out)
-}
-
-/// Decodes git's base85 data lines (a length character, then 5-character groups).
-fn base85_lines(data: &[u8]) -> Option<Vec<u8>> {
-    const ALPHABET: &[u8; 85] =
-        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
-    let mut value = [0xffu8; 256];
-    for (i, &c) in ALPHABET.iter().enumerate() {
-        value[c as usize] = i as u8;
-    }
-    let mut out = Vec::with_capacity(data.len() / 5 * 4);
-    for line in data.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let Some((&len_c, rest)) = line.split_first() else {
-            continue;
-        };
-        let len = match len_c {
-            b'A'..=b'Z' => usize::from(len_c - b'A') + 1,
-            b'a'..=b'z' => usize::from(len_c - b'a') + 27,
-            _ => return None,
-        };
-        if rest.len() % 5 != 0 || rest.len() / 5 * 4 < len {
-            return None;
-        }
-        let start = out.len();
-        for group in rest.chunks(5) {
-            let mut acc: u64 = 0;
-            for &c in group {
-                let v = value[c as usize];
-                if v == 0xff {
-                    return None;
-                }
-                acc = acc * 85 + u64::from(v);
-            }
-            let acc = u32::try_from(acc).ok()?;
-            out.extend_from_slice(&acc.to_be_bytes());
-        }
-        out.truncate(start + len);
-    }
-    Some(out)
 }
 
 /// Splits into lines, each keeping its `\n` (the last one may lack it).
@@ -772,6 +571,37 @@ fn same_but_whitespace(a: &[u8], b: &[u8]) -> bool {
     squeeze(a) == squeeze(b)
 }
 
+/// The old lines (context and removed) and the new lines (context and added) of a hunk.
+fn sides(h: &Hunk) -> (Vec<&[u8]>, Vec<&[u8]>) {
+    let mut old_side = Vec::with_capacity(h.lines.len());
+    let mut new_side = Vec::with_capacity(h.lines.len());
+    for l in &h.lines {
+        match l {
+            HunkLine::Context(c) => {
+                old_side.push(c.as_slice());
+                new_side.push(c.as_slice());
+            }
+            HunkLine::Remove(c) => old_side.push(c.as_slice()),
+            HunkLine::Add(c) => new_side.push(c.as_slice()),
+        }
+    }
+    (old_side, new_side)
+}
+
+/// git's anchors of a hunk (apply.c, apply_one_fragment, without --unidiff-zero): whether it
+/// must match at the start of the file, at its end, and the [`Anchor`] that names them.
+fn anchors(h: &Hunk) -> (bool, bool, Option<Anchor>) {
+    let at_start = h.old_start <= 1;
+    let at_end = matches!(h.lines.last(), Some(HunkLine::Add(_) | HunkLine::Remove(_)));
+    let anchor = match (at_start, at_end) {
+        (true, true) => Some(Anchor::Both),
+        (true, false) => Some(Anchor::Start),
+        (false, true) => Some(Anchor::End),
+        (false, false) => None,
+    };
+    (at_start, at_end, anchor)
+}
+
 /// Applies the hunks of one file, placing each where `git apply` would (see the module docs of
 /// [`super`]) or refusing it.
 fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchError> {
@@ -782,32 +612,9 @@ fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchE
     let mut offset: i128 = 0;
     for (idx, h) in hunks.iter().enumerate() {
         let number = idx + 1;
-        let old_side: Vec<&[u8]> = h
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(c) | HunkLine::Remove(c) => Some(c.as_slice()),
-                HunkLine::Add(_) => None,
-            })
-            .collect();
-        let new_side: Vec<&[u8]> = h
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(c) | HunkLine::Add(c) => Some(c.as_slice()),
-                HunkLine::Remove(_) => None,
-            })
-            .collect();
+        let (old_side, new_side) = sides(h);
         let k = old_side.len();
-        // git's anchors (apply.c, apply_one_fragment, without --unidiff-zero).
-        let at_start = h.old_start <= 1;
-        let at_end = matches!(h.lines.last(), Some(HunkLine::Add(_) | HunkLine::Remove(_)));
-        let anchor = match (at_start, at_end) {
-            (true, true) => Some(Anchor::Both),
-            (true, false) => Some(Anchor::Start),
-            (false, true) => Some(Anchor::End),
-            (false, false) => None,
-        };
+        let (at_start, at_end, anchor) = anchors(h);
         // 0-based old index of the first old line (for insertions: the line to insert before).
         let stated: i128 = if h.old_count == 0 {
             i128::from(h.old_start)

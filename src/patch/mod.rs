@@ -2,7 +2,7 @@
 //!
 //! [`apply_patch`] takes the patch text exactly as an agent, `git diff`, `git diff --binary` or
 //! `diff -ruN` produced it, and the tree it applies to ([`PreImage`], a snapshot in the store), and
-//! returns the full post-image of every file it changes ([`PatchOutcome`]). It is pure: it never
+//! returns the full post-image of every file it changes ([`PatchResult`]). It is pure: it never
 //! touches a disk, and on any error it returns nothing (all or nothing). It never panics on any
 //! input; every failure is a [`PatchError`] naming the file, the hunk (1-based within that file)
 //! and the line in the patch text and/or the target file.
@@ -135,6 +135,8 @@
 //! count `+`/`-` lines of text hunks (binary patches count no lines).
 
 mod apply;
+mod binary;
+mod names;
 mod parse;
 
 use std::collections::BTreeMap;
@@ -170,7 +172,7 @@ pub enum FileChange {
 
 /// The result of a successful [`apply_patch`].
 #[derive(Debug, Clone, Default)]
-pub struct PatchOutcome {
+pub struct PatchResult {
     /// Every path the patch changes, with its post-image.
     pub changes: BTreeMap<WorkspacePath, FileChange>,
     /// Number of file entries in the patch.
@@ -183,7 +185,7 @@ pub struct PatchOutcome {
 
 /// Limits on untrusted input.
 #[derive(Debug, Clone)]
-pub struct ApplyOptions {
+pub struct PatchRules {
     /// Largest accepted patch text, in bytes (default 64 MiB).
     pub max_patch_bytes: usize,
     /// Most file entries in one patch (default 4096).
@@ -194,9 +196,9 @@ pub struct ApplyOptions {
     pub max_path_bytes: usize,
 }
 
-impl Default for ApplyOptions {
+impl Default for PatchRules {
     fn default() -> Self {
-        ApplyOptions {
+        PatchRules {
             max_patch_bytes: 64 * 1024 * 1024,
             max_files: 4096,
             max_hunks: 100_000,
@@ -624,8 +626,8 @@ impl std::fmt::Display for Anchor {
 pub fn apply_patch(
     patch: &[u8],
     tree: &dyn PreImage,
-    opts: &ApplyOptions,
-) -> Result<PatchOutcome, PatchError> {
+    opts: &PatchRules,
+) -> Result<PatchResult, PatchError> {
     if patch.len() > opts.max_patch_bytes {
         return Err(PatchError::TooLarge {
             size: patch.len(),

@@ -7,7 +7,10 @@
 
 use diffy::binary::{BinaryBlock, BinaryBlockKind, BinaryData};
 
-use super::{ApplyOptions, PatchError};
+use super::names::{
+    git_line_names, header_name, is_epoch, is_hex_id, plain_name, plain_op, strip_one,
+};
+use super::{PatchError, PatchRules};
 
 /// Largest declared size of a binary block we accept (the snapshot's per-file limit, 256 MiB).
 pub(crate) const MAX_BINARY_BYTES: u64 = 268_435_456;
@@ -85,7 +88,7 @@ struct Parser<'a> {
 /// Parses the whole patch.
 pub(crate) fn parse<'a>(
     input: &'a [u8],
-    opts: &ApplyOptions,
+    opts: &PatchRules,
 ) -> Result<Vec<FilePatch<'a>>, PatchError> {
     let mut lines = Vec::new();
     let mut start = 0;
@@ -160,176 +163,25 @@ fn header_str(line: &[u8], lineno: usize) -> Result<&str, PatchError> {
     std::str::from_utf8(line).map_err(|_| PatchError::HeaderNotUtf8 { line: lineno })
 }
 
-fn malformed(line: usize, reason: impl Into<String>) -> PatchError {
+pub(super) fn malformed(line: usize, reason: impl Into<String>) -> PatchError {
     PatchError::MalformedHeader {
         line,
         reason: reason.into(),
     }
 }
 
-/// Decodes a git C-style quoted name starting at `s[0] == '"'`. Returns the name and the rest
-/// after the closing quote.
-fn unquote(s: &str, lineno: usize) -> Result<(String, &str), PatchError> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 1;
-    loop {
-        let Some(&b) = bytes.get(i) else {
-            return Err(malformed(lineno, "unterminated quoted file name"));
-        };
-        match b {
-            b'"' => break,
-            b'\\' => {
-                let Some(&e) = bytes.get(i + 1) else {
-                    return Err(malformed(lineno, "unterminated quoted file name"));
-                };
-                i += 2;
-                out.push(match e {
-                    b'a' => 7,
-                    b'b' => 8,
-                    b't' => b'\t',
-                    b'n' => b'\n',
-                    b'v' => 11,
-                    b'f' => 12,
-                    b'r' => b'\r',
-                    b'"' => b'"',
-                    b'\\' => b'\\',
-                    b'0'..=b'3' => {
-                        let d1 = bytes.get(i).copied().unwrap_or(0);
-                        let d2 = bytes.get(i + 1).copied().unwrap_or(0);
-                        if !(b'0'..=b'7').contains(&d1) || !(b'0'..=b'7').contains(&d2) {
-                            return Err(malformed(lineno, "bad octal escape in quoted file name"));
-                        }
-                        i += 2;
-                        (e - b'0') * 64 + (d1 - b'0') * 8 + (d2 - b'0')
-                    }
-                    _ => return Err(malformed(lineno, "unknown escape in quoted file name")),
-                });
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    if out.contains(&0) {
-        return Err(PatchError::HeaderNul { line: lineno });
-    }
-    let name = String::from_utf8(out).map_err(|_| PatchError::HeaderNotUtf8 { line: lineno })?;
-    Ok((name, &s[i + 1..]))
-}
-
-/// A name in a `---`/`+++` line: quoted, or up to the first tab. Returns the name and what follows
-/// (the timestamp, if any).
-fn header_name(s: &str, lineno: usize) -> Result<(String, Option<String>), PatchError> {
-    if s.starts_with('"') {
-        let (name, rest) = unquote(s, lineno)?;
-        let ts = rest.strip_prefix('\t').map(str::to_owned);
-        Ok((name, ts))
-    } else {
-        match s.split_once('\t') {
-            Some((name, ts)) => Ok((name.to_owned(), Some(ts.to_owned()))),
-            None => Ok((s.to_owned(), None)),
-        }
-    }
-}
-
-/// Whether a `diff -u` timestamp denotes the Unix epoch (what `diff -N` writes for an absent file).
-fn is_epoch(ts: &str) -> bool {
-    // "YYYY-MM-DD HH:MM:SS[.frac] +HHMM"
-    let mut parts = ts.split_whitespace();
-    let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
-        return false;
-    };
-    let tz = parts.next().unwrap_or("+0000");
-    let d: Vec<i64> = date.split('-').filter_map(|x| x.parse().ok()).collect();
-    let time = time.split('.').next().unwrap_or("");
-    let t: Vec<i64> = time.split(':').filter_map(|x| x.parse().ok()).collect();
-    // Bounded values keep the arithmetic below far from overflow.
-    if d.len() != 3
-        || t.len() != 3
-        || tz.len() != 5
-        || d.iter().chain(&t).any(|v| !(0..=99_999).contains(v))
-    {
-        return false;
-    }
-    let sign = match tz.as_bytes()[0] {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return false,
-    };
-    let Ok(tzv) = tz[1..].parse::<i64>() else {
-        return false;
-    };
-    // Days from civil (Howard Hinnant's algorithm).
-    let (y, m, day) = (d[0] - i64::from(d[1] <= 2), d[1], d[2]);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + t[0] * 3600 + t[1] * 60 + t[2]
-        - sign * ((tzv / 100) * 3600 + (tzv % 100) * 60);
-    secs == 0
-}
-
-/// Strips one leading component (`a/x` -> `x`).
-fn strip_one(name: &str, lineno: usize) -> Result<String, PatchError> {
-    match name.split_once('/') {
-        Some((_, rest)) if !rest.is_empty() => Ok(rest.to_owned()),
-        _ => Err(malformed(
-            lineno,
-            format!(
-                "file name {name:?} has no leading component to strip (git diffs name files as a/PATH and b/PATH)"
-            ),
-        )),
-    }
-}
-
-/// The two names of a `diff --git` line, each with one component stripped, when they can be
-/// found (always for quoted names; for unquoted ones only when both name the same file).
-fn git_line_names(rest: &str, lineno: usize) -> Result<Option<(String, String)>, PatchError> {
-    if rest.starts_with('"') {
-        let (a, after) = unquote(rest, lineno)?;
-        let after = after
-            .strip_prefix(' ')
-            .ok_or_else(|| malformed(lineno, "expected two names after `diff --git`"))?;
-        let b = if after.starts_with('"') {
-            unquote(after, lineno)?.0
-        } else {
-            after.to_owned()
-        };
-        return Ok(Some((strip_one(&a, lineno)?, strip_one(&b, lineno)?)));
-    }
-    if let Some(pos) = rest.find(" \"") {
-        let a = &rest[..pos];
-        let (b, _) = unquote(&rest[pos + 1..], lineno)?;
-        return Ok(Some((strip_one(a, lineno)?, strip_one(&b, lineno)?)));
-    }
-    for (pos, _) in rest.match_indices(' ') {
-        let (a, b) = (&rest[..pos], &rest[pos + 1..]);
-        if let (Some((_, sa)), Some((_, sb))) = (a.split_once('/'), b.split_once('/'))
-            && !sa.is_empty()
-            && sa == sb
-        {
-            return Ok(Some((sa.to_owned(), sb.to_owned())));
-        }
-    }
-    Ok(None)
-}
-
-/// A name on a `rename from`/`copy to`... line (no prefix to strip; may be quoted).
-fn plain_name(s: &str, lineno: usize) -> Result<String, PatchError> {
-    if s.starts_with('"') {
-        Ok(unquote(s, lineno)?.0)
-    } else {
-        Ok(s.to_owned())
-    }
-}
-
-fn is_hex_id(s: &str) -> bool {
-    (4..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
+/// The extended header lines of a `diff --git` entry.
+#[derive(Default)]
+struct ExtHeaders {
+    old_mode: Option<String>,
+    new_mode: Option<String>,
+    new_file: bool,
+    deleted: bool,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    copy_from: Option<String>,
+    copy_to: Option<String>,
+    index: Option<(String, String, usize)>,
 }
 
 const DEV_NULL: &str = "/dev/null";
@@ -410,18 +262,10 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn git_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
-        let line = self.i + 1;
-        let head = header_str(self.raw(self.i), line)?;
-        let git_names = git_line_names(&head["diff --git ".len()..], line)?;
-        self.i += 1;
-
-        let mut old_mode = None;
-        let mut new_mode = None;
-        let mut new_file = false;
-        let mut deleted = false;
-        let (mut rename_from, mut rename_to, mut copy_from, mut copy_to) = (None, None, None, None);
-        let mut index = None;
+    /// The extended header lines after `diff --git` (modes, rename/copy, index), up to the
+    /// first other line.
+    fn ext_headers(&mut self) -> Result<ExtHeaders, PatchError> {
+        let mut h = ExtHeaders::default();
         while self.i < self.lines.len() {
             let raw = self.raw(self.i);
             let ln = self.i + 1;
@@ -443,33 +287,53 @@ impl<'a> Parser<'a> {
             }
             let s = header_str(raw, ln)?;
             if let Some(m) = s.strip_prefix("old mode ") {
-                old_mode = Some(m.to_owned());
+                h.old_mode = Some(m.to_owned());
             } else if let Some(m) = s.strip_prefix("new mode ") {
-                new_mode = Some(m.to_owned());
+                h.new_mode = Some(m.to_owned());
             } else if let Some(m) = s.strip_prefix("deleted file mode ") {
-                deleted = true;
-                old_mode = Some(m.to_owned());
+                h.deleted = true;
+                h.old_mode = Some(m.to_owned());
             } else if let Some(m) = s.strip_prefix("new file mode ") {
-                new_file = true;
-                new_mode = Some(m.to_owned());
+                h.new_file = true;
+                h.new_mode = Some(m.to_owned());
             } else if let Some(n) = s.strip_prefix("rename from ") {
-                rename_from = Some(plain_name(n, ln)?);
+                h.rename_from = Some(plain_name(n, ln)?);
             } else if let Some(n) = s.strip_prefix("rename to ") {
-                rename_to = Some(plain_name(n, ln)?);
+                h.rename_to = Some(plain_name(n, ln)?);
             } else if let Some(n) = s.strip_prefix("copy from ") {
-                copy_from = Some(plain_name(n, ln)?);
+                h.copy_from = Some(plain_name(n, ln)?);
             } else if let Some(n) = s.strip_prefix("copy to ") {
-                copy_to = Some(plain_name(n, ln)?);
+                h.copy_to = Some(plain_name(n, ln)?);
             } else if let Some(ids) = s.strip_prefix("index ") {
                 // Only binary patches use it (see apply); a malformed one is ignored here.
                 let ids = ids.split(' ').next().unwrap_or("");
-                index = ids
+                h.index = ids
                     .split_once("..")
                     .filter(|(o, n)| is_hex_id(o) && is_hex_id(n))
                     .map(|(o, n)| (o.to_ascii_lowercase(), n.to_ascii_lowercase(), ln));
             }
             self.i += 1;
         }
+        Ok(h)
+    }
+
+    fn git_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
+        let line = self.i + 1;
+        let head = header_str(self.raw(self.i), line)?;
+        let git_names = git_line_names(&head["diff --git ".len()..], line)?;
+        self.i += 1;
+
+        let ExtHeaders {
+            old_mode,
+            new_mode,
+            new_file,
+            deleted,
+            rename_from,
+            rename_to,
+            copy_from,
+            copy_to,
+            index,
+        } = self.ext_headers()?;
 
         let mut minus_plus = None;
         if self.i < self.lines.len() && self.raw(self.i).starts_with(b"--- ") {
@@ -507,60 +371,13 @@ impl<'a> Parser<'a> {
                 check_pair(&from, &to)?;
                 Op::Copy { from, to }
             }
-            (None, None, None, None) => {
-                let (ga, gb) = match &git_names {
-                    Some((a, b)) => (Some(a.clone()), Some(b.clone())),
-                    None => (None, None),
-                };
-                let (old, new) = match &minus_plus {
-                    Some((o, n, l)) => {
-                        for (side, name) in [(&ga, o), (&gb, n)] {
-                            if let (Some(g), Some(n)) = (side, name)
-                                && g != n
-                            {
-                                return Err(malformed(
-                                    *l,
-                                    format!(
-                                        "file name {n:?} disagrees with the `diff --git` line ({g:?})"
-                                    ),
-                                ));
-                            }
-                        }
-                        (o.clone(), n.clone())
-                    }
-                    None => (
-                        if new_file { None } else { ga.clone() },
-                        if deleted { None } else { gb.clone() },
-                    ),
-                };
-                let is_create = new_file || (minus_plus.is_some() && old.is_none());
-                let is_delete = deleted || (minus_plus.is_some() && new.is_none());
-                let missing =
-                    || malformed(line, "cannot find the file name in the `diff --git` line");
-                match (is_create, is_delete) {
-                    (true, true) => {
-                        return Err(malformed(
-                            line,
-                            "file entry both creates and deletes the file",
-                        ));
-                    }
-                    (true, false) => Op::Create(new.or(gb).ok_or_else(missing)?),
-                    (false, true) => Op::Delete(old.or(ga).ok_or_else(missing)?),
-                    (false, false) => {
-                        let o = old.ok_or_else(missing)?;
-                        let n = new.ok_or_else(missing)?;
-                        if o != n {
-                            return Err(malformed(
-                                line,
-                                format!(
-                                    "old name {o:?} and new name {n:?} differ without `rename from`/`rename to`"
-                                ),
-                            ));
-                        }
-                        Op::Modify(o)
-                    }
-                }
-            }
+            (None, None, None, None) => plain_op(
+                line,
+                git_names.as_ref(),
+                minus_plus.as_ref(),
+                new_file,
+                deleted,
+            )?,
             _ => {
                 return Err(malformed(
                     line,
@@ -879,6 +696,7 @@ pub(crate) fn op_name(op: &Op) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::names::unquote;
     use super::*;
 
     #[test]

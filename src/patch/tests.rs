@@ -38,8 +38,8 @@ mod git_apply;
 
 /// Genesis's result, checked against `git apply` on the same tree (issue 9, item 9): never
 /// accepted where git refuses, and equal bytes where both accept.
-fn run(patch: &[u8], t: &Mem) -> Result<PatchOutcome, PatchError> {
-    let r = apply_patch(patch, t, &ApplyOptions::default());
+fn run(patch: &[u8], t: &Mem) -> Result<PatchResult, PatchError> {
+    let r = apply_patch(patch, t, &PatchRules::default());
     let files: git_apply::Files =
         t.0.iter()
             .map(|(p, (d, x))| ((*p).to_owned(), (d.to_vec(), *x)))
@@ -93,7 +93,7 @@ fn out(patch: &[u8], t: &Mem, path: &str) -> Vec<u8> {
 
 #[test]
 fn defaults() {
-    let o = ApplyOptions::default();
+    let o = PatchRules::default();
     assert_eq!(
         (
             o.max_patch_bytes,

@@ -1,277 +1,7 @@
-//! Workspace snapshots: which files a tree holds, their blobs, and the snapshot identity.
-//!
-//! A [`Snapshot`] is the `genesis/workspace-snapshot-v0.1` document of the 004 schema
-//! (`schemas/agent-transaction-v0.1.json#/$defs/snapshot`): the list of `{path, blob, bytes}`
-//! sorted by the UTF-8 bytes of `path`, and its `identity` (see [`crate::hash`]).
-//!
-//! Membership ([`scan`], DESIGN section 2):
-//! - every regular file under the root, recursively;
-//! - except any path with a component named `.git`, the top-level `.genesis` directory (the
-//!   default store) and the configured store directory when it lies inside the tree;
-//! - except paths ignored by `.gitignore` or `.genesisignore` files inside the tree, with git's
-//!   rules, whether or not a `.git` directory exists. Files above the root, `.git/info/exclude`
-//!   and the user's global gitignore are **not** read, so a tree hashes the same on every
-//!   machine. Hidden files are kept;
-//! - except paths matching one of [`SnapshotOptions::exclude`] (gitignore glob syntax; the
-//!   manifest's `exclude`);
-//! - but a file git tracks ([`SnapshotOptions::tracked`], read from the git index by
-//!   [`crate::tracked::TrackedFiles::discover`]) is a member although `.gitignore` matches it
-//!   or one of its directories, when it is a regular file on disk below real directories (no
-//!   symbolic link on the way) — git applies ignore rules only to untracked files.
-//!   `.genesisignore`, `exclude`, `.git` and the store still leave it out. Outside a git work
-//!   tree the set is empty and nothing changes.
-//!
-//! Symbolic links are never followed; they, FIFOs, sockets and devices are left out and
-//! reported as [`Skipped`]. A file name that is not valid UTF-8 fails the snapshot
-//! ([`SnapshotError::NonUtf8Path`]) unless it is ignored. More than
-//! [`SnapshotOptions::max_files`] files, or a file over [`SnapshotOptions::max_file_bytes`], fail
-//! with an error naming the count or the file.
-//!
-//! Files are hashed streaming (256 KiB reads, never a whole file in memory) on the rayon pool.
-//! The executable bit (the owner's `x`, as git reads it) is not part of the v0.1 document: it
-//! comes back beside the snapshot in [`SnapshotOutcome::executable`], and two trees that differ
-//! only in executable bits have the same identity.
+//! Finding a tree's member files and hashing them (the membership rules of
+//! [`crate::snapshot`], DESIGN section 2).
 
-use std::collections::{BTreeSet, HashMap};
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use rayon::prelude::*;
-
-use crate::hash::{Digest, snapshot_identity};
-use crate::path::{PathError, WorkspacePath};
-use crate::tracked::{TrackedError, TrackedFiles};
-
-/// The `schema` value of a snapshot document.
-pub const SNAPSHOT_SCHEMA: &str = "genesis/workspace-snapshot-v0.1";
-/// Most files a v0.1 snapshot may list (004 `files.maxItems`).
-pub const MAX_FILES: usize = 4096;
-/// Largest file a v0.1 snapshot may list, in bytes (004 `snapshotFile.bytes.maximum`).
-pub const MAX_FILE_BYTES: u64 = 268_435_456;
-/// The default store directory name, always left out of snapshots.
-pub const STORE_DIR_NAME: &str = ".genesis";
-
-/// One entry of a snapshot's `files`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SnapshotFile {
-    /// Path relative to the workspace root.
-    pub path: WorkspacePath,
-    /// SHA-256 of the file's bytes.
-    pub blob: Digest,
-    /// The file's size in bytes (0 ..= [`MAX_FILE_BYTES`]).
-    pub bytes: u64,
-}
-
-/// A `genesis/workspace-snapshot-v0.1` document whose identity matches its files.
-///
-/// Invariants (checked by every constructor): `files` sorted by path bytes, no path twice, every
-/// path valid, at most [`MAX_FILES`] files of at most [`MAX_FILE_BYTES`] bytes, and `identity` =
-/// [`snapshot_identity`] of `files`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Snapshot {
-    identity: Digest,
-    files: Vec<SnapshotFile>,
-}
-
-/// A snapshot document that breaks one of [`Snapshot`]'s invariants.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SnapshotDocumentError {
-    /// The JSON does not parse, or a field is missing, unknown or mistyped.
-    #[error("not a snapshot document: {0}")]
-    Json(String),
-    /// A member name twice in one object (see [`crate::json`]).
-    #[error(transparent)]
-    DuplicateKey(#[from] crate::json::DuplicateKey),
-    /// `schema` is not `genesis/workspace-snapshot-v0.1`.
-    #[error("field /schema: expected {SNAPSHOT_SCHEMA:?}, found {0:?}")]
-    Schema(String),
-    /// Two entries out of order, or the same path twice.
-    #[error(
-        "field /files/{index}: path {path:?} is not after the previous path (files must be sorted by UTF-8 bytes, each path once)"
-    )]
-    Order {
-        /// Index of the offending entry.
-        index: usize,
-        /// Its path.
-        path: String,
-    },
-    /// Too many files.
-    #[error("field /files: {count} files, more than the limit of {MAX_FILES}")]
-    TooManyFiles {
-        /// How many files the document lists.
-        count: usize,
-    },
-    /// A file over the size limit.
-    #[error("field /files/{index}/bytes: {bytes} bytes, more than the limit of {MAX_FILE_BYTES}")]
-    FileTooLarge {
-        /// Index of the entry.
-        index: usize,
-        /// Its size.
-        bytes: u64,
-    },
-    /// The stated identity is not the hash of the files.
-    #[error("field /identity: stated {stated}, but the files hash to {computed}")]
-    Identity {
-        /// `identity` as written in the document.
-        stated: Digest,
-        /// The identity computed from `files`.
-        computed: Digest,
-    },
-}
-
-#[derive(serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SnapshotJson {
-    schema: String,
-    identity: Digest,
-    files: Vec<SnapshotFile>,
-}
-
-impl Snapshot {
-    /// Builds a snapshot from `files`, sorting them and computing the identity.
-    ///
-    /// # Errors
-    /// [`SnapshotDocumentError::Order`] if a path occurs twice, `TooManyFiles` or `FileTooLarge`
-    /// past the v0.1 limits.
-    pub fn from_files(mut files: Vec<SnapshotFile>) -> Result<Self, SnapshotDocumentError> {
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        check_files(&files)?;
-        Ok(Snapshot {
-            identity: snapshot_identity(&files),
-            files,
-        })
-    }
-
-    /// The empty snapshot (identity of `{"files":[],"schema":…}`).
-    pub fn empty() -> Self {
-        Snapshot::from_files(Vec::new()).expect("empty snapshot is valid")
-    }
-
-    /// Parses and checks a snapshot document (JSON bytes).
-    ///
-    /// # Errors
-    /// A [`SnapshotDocumentError`] naming the field: bad JSON, a duplicated member name, wrong
-    /// schema, unsorted or duplicate paths, invalid paths, limits, or an identity that does not
-    /// match the files.
-    pub fn from_json(bytes: &[u8]) -> Result<Self, SnapshotDocumentError> {
-        let doc: SnapshotJson = crate::json::from_slice(bytes).map_err(|e| match e {
-            crate::json::JsonError::Duplicate(d) => SnapshotDocumentError::DuplicateKey(d),
-            other => SnapshotDocumentError::Json(other.to_string()),
-        })?;
-        if doc.schema != SNAPSHOT_SCHEMA {
-            return Err(SnapshotDocumentError::Schema(doc.schema));
-        }
-        check_files(&doc.files)?;
-        let computed = snapshot_identity(&doc.files);
-        if computed != doc.identity {
-            return Err(SnapshotDocumentError::Identity {
-                stated: doc.identity,
-                computed,
-            });
-        }
-        Ok(Snapshot {
-            identity: computed,
-            files: doc.files,
-        })
-    }
-
-    /// The document as pretty-printed JSON (`schema`, `identity`, `files`), with a final newline.
-    pub fn to_json_pretty(&self) -> String {
-        let doc = SnapshotJson {
-            schema: SNAPSHOT_SCHEMA.to_owned(),
-            identity: self.identity,
-            files: self.files.clone(),
-        };
-        let mut s = serde_json::to_string_pretty(&doc).expect("serialisable");
-        s.push('\n');
-        s
-    }
-
-    /// The document as a JSON value.
-    pub fn to_value(&self) -> serde_json::Value {
-        serde_json::to_value(SnapshotJson {
-            schema: SNAPSHOT_SCHEMA.to_owned(),
-            identity: self.identity,
-            files: self.files.clone(),
-        })
-        .expect("serialisable")
-    }
-
-    /// The identity: hex SHA-256 of the JCS form without `identity`.
-    pub fn identity(&self) -> Digest {
-        self.identity
-    }
-
-    /// The files, sorted by path bytes.
-    pub fn files(&self) -> &[SnapshotFile] {
-        &self.files
-    }
-
-    /// The groups of names (files, or directories on the way to them) that differ only by
-    /// case or Unicode normalisation, i.e. share one [`crate::path::fold_key`]: `README.md` and
-    /// `readme.md`, or `caf\u{e9}.txt` (NFC) and `cafe\u{301}.txt` (NFD). Such a snapshot is
-    /// valid, but cannot be checked out on a case-insensitive or normalising file system (macOS,
-    /// Windows): one name would overwrite the other. Each group holds two or more names,
-    /// sorted by bytes; the groups are sorted by their first name. Empty for most trees.
-    pub fn fold_collisions(&self) -> Vec<Vec<String>> {
-        let mut groups: std::collections::HashMap<String, BTreeSet<&str>> =
-            std::collections::HashMap::new();
-        for f in &self.files {
-            let p = f.path.as_str();
-            let ends = p.match_indices('/').map(|(i, _)| i).chain([p.len()]);
-            for end in ends {
-                let name = &p[..end];
-                groups
-                    .entry(crate::path::fold_key(name))
-                    .or_default()
-                    .insert(name);
-            }
-        }
-        let mut out: Vec<Vec<String>> = groups
-            .into_values()
-            .filter(|g| g.len() > 1)
-            .map(|g| g.into_iter().map(str::to_owned).collect())
-            .collect();
-        out.sort();
-        out
-    }
-
-    /// The entry for `path`, if the snapshot holds it (binary search).
-    pub fn get(&self, path: &str) -> Option<&SnapshotFile> {
-        self.files
-            .binary_search_by(|f| f.path.as_str().cmp(path))
-            .ok()
-            .map(|i| &self.files[i])
-    }
-
-    /// Total bytes of all files.
-    pub fn total_bytes(&self) -> u64 {
-        self.files.iter().map(|f| f.bytes).sum()
-    }
-}
-
-fn check_files(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
-    if files.len() > MAX_FILES {
-        return Err(SnapshotDocumentError::TooManyFiles { count: files.len() });
-    }
-    for (index, f) in files.iter().enumerate() {
-        if f.bytes > MAX_FILE_BYTES {
-            return Err(SnapshotDocumentError::FileTooLarge {
-                index,
-                bytes: f.bytes,
-            });
-        }
-        if index > 0 && files[index - 1].path >= f.path {
-            return Err(SnapshotDocumentError::Order {
-                index,
-                path: f.path.to_string(),
-            });
-        }
-    }
-    Ok(())
-}
+use super::*;
 
 /// Options for [`scan`] and [`snapshot_dir`].
 #[derive(Debug, Clone)]
@@ -342,56 +72,9 @@ pub struct Skipped {
     pub reason: SkipReason,
 }
 
-/// A regular file found by [`scan`], not yet hashed.
-#[derive(Debug, Clone)]
-pub struct ScannedFile {
-    /// Its workspace path.
-    pub path: WorkspacePath,
-    /// Where it is on disk.
-    pub fs_path: PathBuf,
-    /// Size from `lstat`, in bytes.
-    pub bytes: u64,
-    /// Whether the owner's executable bit is set.
-    pub executable: bool,
-    /// The `lstat` fields the stat cache compares.
-    pub stat: StatKey,
-}
-
-/// The `lstat` fields that say a file is unchanged since it was last hashed: size,
-/// modification and status-change times in nanoseconds, inode and device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct StatKey {
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, nanoseconds since the Unix epoch.
-    pub mtime_ns: i64,
-    /// Status-change time, nanoseconds since the Unix epoch (changes on every write and chmod,
-    /// and cannot be set back by `touch`).
-    pub ctime_ns: i64,
-    /// Inode number.
-    pub ino: u64,
-    /// Device number.
-    pub dev: u64,
-}
-
-impl StatKey {
-    fn of(md: &std::fs::Metadata) -> StatKey {
-        use std::os::unix::fs::MetadataExt;
-        StatKey {
-            size: md.len(),
-            mtime_ns: md
-                .mtime()
-                .saturating_mul(1_000_000_000)
-                .saturating_add(md.mtime_nsec()),
-            ctime_ns: md
-                .ctime()
-                .saturating_mul(1_000_000_000)
-                .saturating_add(md.ctime_nsec()),
-            ino: md.ino(),
-            dev: md.dev(),
-        }
-    }
-}
+/// A regular file found by [`scan`], not yet hashed, and the `lstat` fields the stat cache
+/// compares (defined in [`crate::statcache`]).
+pub use crate::statcache::{ScannedFile, StatKey};
 
 /// What [`scan`] found.
 #[derive(Debug, Clone, Default)]
@@ -425,13 +108,14 @@ pub struct SnapshotOutcome {
     pub tracked_only: Vec<WorkspacePath>,
 }
 
-/// Reads a file once and returns its SHA-256 and length in bytes.
-pub type HashFn<'a> = dyn Fn(&Path) -> Result<(Digest, u64), SnapshotError> + Sync + 'a;
+/// Reads a file once and returns its SHA-256 and length in bytes, or an error `E` (the
+/// store's hashing reports its own errors, so this module needs no store type).
+pub type HashFn<'a, E = SnapshotError> = dyn Fn(&Path) -> Result<(Digest, u64), E> + Sync + 'a;
 
 /// How [`snapshot_dir_using`] turns a file into a blob.
-pub struct Hashing<'a> {
+pub struct Hashing<'a, E = SnapshotError> {
     /// Reads the file once and returns its SHA-256 and length (and may store it on the way).
-    pub hash: &'a HashFn<'a>,
+    pub hash: &'a HashFn<'a, E>,
     /// Whether a blob named by the stat cache may be used without reading the file (for
     /// example: it is in the store). Default for [`snapshot_dir`]: always.
     pub trust_cached: &'a (dyn Fn(&Digest) -> bool + Sync),
@@ -485,11 +169,6 @@ pub enum SnapshotError {
         /// The limit in bytes.
         limit: u64,
     },
-    /// The store could not keep the snapshot: a stored document of the same identity is
-    /// corrupt (for example a key twice, [`crate::store::StoreError::DuplicateKey`]), or a
-    /// write failed.
-    #[error(transparent)]
-    Store(Box<crate::store::StoreError>),
     /// Reading a file failed.
     #[error("{}: {source}", .path.display())]
     Read {
@@ -509,6 +188,9 @@ pub enum SnapshotError {
     /// A `.gitignore` or `.genesisignore` that is a symbolic link.
     #[error("{}: ignore files must be regular files, not symbolic links (git does not read them through links either); replace it with a copy", .0.display())]
     IgnoreFileIsLink(PathBuf),
+    /// The files found do not form a valid snapshot document (other than their number).
+    #[error(transparent)]
+    Document(SnapshotDocumentError),
     /// A file changed (type or size) while it was read.
     #[error("{}: changed while it was being read; snapshot again", .0.display())]
     Changed(PathBuf),
@@ -547,19 +229,7 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         .require_git(false)
         .follow_links(false)
         .add_custom_ignore_filename(".genesisignore");
-    if !opts.exclude.is_empty() {
-        let mut ob = ignore::overrides::OverrideBuilder::new(root);
-        for glob in &opts.exclude {
-            ob.add(&format!("!{glob}"))
-                .map_err(|e| SnapshotError::BadExclude {
-                    glob: glob.clone(),
-                    message: e.to_string(),
-                })?;
-        }
-        let ov = ob.build().map_err(|e| SnapshotError::BadExclude {
-            glob: opts.exclude.join(", "),
-            message: e.to_string(),
-        })?;
+    if let Some(ov) = exclude_overrides(root, &opts.exclude)? {
         builder.overrides(ov);
     }
     let root_owned = root.to_path_buf();
@@ -649,6 +319,30 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         add_tracked(root, opts, store_rel_tracked.as_deref(), &mut out)?;
     }
     Ok(out)
+}
+
+/// The manifest's `exclude` globs as overrides of the walk (each one a `!glob`), or `None`
+/// when there is none.
+fn exclude_overrides(
+    root: &Path,
+    exclude: &[String],
+) -> Result<Option<ignore::overrides::Override>, SnapshotError> {
+    if exclude.is_empty() {
+        return Ok(None);
+    }
+    let mut ob = ignore::overrides::OverrideBuilder::new(root);
+    for glob in exclude {
+        ob.add(&format!("!{glob}"))
+            .map_err(|e| SnapshotError::BadExclude {
+                glob: glob.clone(),
+                message: e.to_string(),
+            })?;
+    }
+    let ov = ob.build().map_err(|e| SnapshotError::BadExclude {
+        glob: exclude.join(", "),
+        message: e.to_string(),
+    })?;
+    Ok(Some(ov))
 }
 
 /// Adds the tracked files the walk left out because `.gitignore` matched them (or a directory
@@ -862,12 +556,12 @@ pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutco
 /// the end.
 ///
 /// # Errors
-/// As [`snapshot_dir`], plus whatever `hashing.hash` returns.
-pub fn snapshot_dir_using(
+/// As [`snapshot_dir`] (converted into `E`), plus whatever `hashing.hash` returns.
+pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     root: &Path,
     opts: &SnapshotOptions,
-    hashing: &Hashing<'_>,
-) -> Result<SnapshotOutcome, SnapshotError> {
+    hashing: &Hashing<'_, E>,
+) -> Result<SnapshotOutcome, E> {
     let started = crate::statcache::now_ns();
     let scanned = scan(root, opts)?;
     let cache = opts
@@ -906,7 +600,8 @@ pub fn snapshot_dir_using(
                     path: f.path.clone(),
                     bytes,
                     limit: opts.max_file_bytes,
-                });
+                }
+                .into());
             }
             Ok((
                 i,
@@ -917,7 +612,7 @@ pub fn snapshot_dir_using(
                 },
             ))
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<_, E>>()?;
     let mut hashed: Vec<Option<SnapshotFile>> = vec![None; scanned.files.len()];
     for (i, f) in results {
         hashed[i] = Some(f);
@@ -945,7 +640,7 @@ pub fn snapshot_dir_using(
             count,
             limit: MAX_FILES,
         },
-        other => SnapshotError::Changed(PathBuf::from(other.to_string())),
+        other => SnapshotError::Document(other),
     })?;
     Ok(SnapshotOutcome {
         snapshot,

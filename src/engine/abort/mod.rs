@@ -24,13 +24,15 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::diff::{Change, Tree, changes};
-use crate::engine::{Engine, EngineError, journal_op};
+use crate::engine::{ConflictKind, Engine, EngineError, PathConflict, journal_op};
 use crate::hash::Digest;
 use crate::journal::{FileState, Journal, JournalOp};
 use crate::materialize::{MaterializeOptions, materialize};
 use crate::path::WorkspacePath;
 use crate::session::{self, SavedFile, SavedWork, Session, SessionState, Status};
 use crate::snapshot::{SnapshotFile, SnapshotOutcome, snapshot_dir};
+
+mod restore;
 
 /// Options of [`Engine::abort_with`].
 #[derive(Debug, Clone, Default)]
@@ -181,6 +183,18 @@ fn file_mode(path: &Path) -> Option<u32> {
         .map(|m| m.permissions().mode() & 0o777)
 }
 
+/// What an in-place abort will do, found before anything changes.
+struct InPlacePlan {
+    /// Paths that stop it, sorted.
+    conflicts: Vec<PathConflict>,
+    /// The journal's operations.
+    ops: Vec<JournalOp>,
+    /// The steps to report.
+    steps: Vec<AbortStep>,
+    /// Unrecorded work found on disk, saved first.
+    saved: Vec<SavedFile>,
+}
+
 impl Engine {
     /// Another open session whose checkout directory is `dir`.
     fn open_session_with_checkout(
@@ -306,7 +320,9 @@ impl Engine {
         let mut steps = Vec::new();
         for f in snapshot.files() {
             let target = f.path.to_fs_path(&dir);
-            if crate::apply::blocked_parent(&dir, &f.path, &BTreeSet::new()).is_some() {
+            if crate::engine::apply::preconditions::blocked_parent(&dir, &f.path, &BTreeSet::new())
+                .is_some()
+            {
                 continue;
             }
             if let OnDisk::File(b, _, x) = on_disk(self, &target, false)?
@@ -369,10 +385,81 @@ impl Engine {
             .into_iter()
             .filter(|c| !theirs.contains(c.path.as_str()))
             .collect();
+        self.keep_left_out_additions(&mut list, &base, &state, &manifest)?;
+        for c in &list {
+            if let Some(reason) = crate::path::forbidden_path(&c.path) {
+                return Err(EngineError::Unsafe {
+                    path: c.path.to_string(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        let InPlacePlan {
+            conflicts,
+            ops,
+            steps,
+            saved,
+        } = self.plan_in_place_abort(&list, &root, &current, opts.dry_run)?;
+        if !conflicts.is_empty() {
+            return Err(EngineError::Conflict {
+                id: id.into(),
+                conflicts,
+            });
+        }
+        if opts.dry_run {
+            return Ok(AbortOutcome {
+                session,
+                steps,
+                saved,
+                checkout: None,
+                checkout_kept: false,
+                written: false,
+            });
+        }
+        // The saved list is durable before the journal starts: a crash from here on leaves
+        // the list, and the blobs are in the store.
+        state.saved = Some(SavedWork {
+            snapshot: Some(now.snapshot.identity()),
+            executable: now.executable.clone(),
+            files: saved.clone(),
+        });
+        session::save(self.store(), &session, &state)?;
+        let journal = Journal {
+            schema: crate::journal::JOURNAL_SCHEMA.into(),
+            session: id.to_owned(),
+            final_status: Status::Aborted,
+            ops,
+        };
+        self.run_journal(&journal)?;
+        session.status = Status::Aborted;
+        Ok(AbortOutcome {
+            session,
+            steps,
+            saved,
+            checkout: None,
+            checkout_kept: false,
+            written: true,
+        })
+    }
+
+    /// Takes out of `list` the additions (paths abort would delete) that the base's rules
+    /// leave out — its `exclude`, ignore files as in the base, and the base's tracked set
+    /// recorded at open — so abort never deletes them, whatever the ignore files say now (an
+    /// agent that empties .gitignore does not make abort delete secret.env).
+    fn keep_left_out_additions(
+        &self,
+        list: &mut Vec<Change>,
+        base: &Tree,
+        state: &SessionState,
+        manifest: &crate::manifest::Manifest,
+    ) -> Result<(), EngineError> {
         // Files the base's rules leave out are never touched, whatever the ignore files say
         // now (an agent that empties .gitignore does not make abort delete secret.env).
         let added: Vec<&Change> = list.iter().filter(|c| c.new.is_none()).collect();
-        if !added.is_empty() {
+        if added.is_empty() {
+            return Ok(());
+        }
+        {
             let mut files: BTreeMap<&str, SnapshotFile> = base
                 .snapshot
                 .files()
@@ -393,7 +480,7 @@ impl Engine {
             let files: Vec<SnapshotFile> = files.into_values().collect();
             // The base's tracked set (recorded at open), not the index now: a file the user
             // `git add -f`-ed during the session was left out of the base, so it stays.
-            let tracked = self.base_tracked(&state)?;
+            let tracked = self.base_tracked(state)?;
             let left =
                 crate::membership::left_out_files(&files, &manifest.exclude, &tracked, |f| {
                     if in_base.contains(f.path.as_str()) {
@@ -405,14 +492,19 @@ impl Engine {
             let left: BTreeSet<String> = left.into_iter().map(|l| l.path).collect();
             list.retain(|c| !(c.new.is_none() && left.contains(c.path.as_str())));
         }
-        for c in &list {
-            if let Some(reason) = crate::engine::forbidden_path(&c.path) {
-                return Err(EngineError::Unsafe {
-                    path: c.path.to_string(),
-                    reason: reason.into(),
-                });
-            }
-        }
+        Ok(())
+    }
+
+    /// What an in-place abort of `list` (now → base) does: the conflicts (sorted), the
+    /// journal ops, the steps to report and the files it saves first (unrecorded work found
+    /// on disk under `root`; stored unless `dry_run`).
+    fn plan_in_place_abort(
+        &self,
+        list: &[Change],
+        root: &Path,
+        current: &Tree,
+        dry_run: bool,
+    ) -> Result<InPlacePlan, EngineError> {
         // What is on disk at each path: the snapshot's entry, or, for a path the snapshot
         // rules hide now, the file itself.
         let deleted: BTreeSet<&str> = list
@@ -424,10 +516,12 @@ impl Engine {
         let mut ops: Vec<JournalOp> = Vec::new();
         let mut steps = Vec::new();
         let mut saved = Vec::new();
-        for c in &list {
-            let target = c.path.to_fs_path(&root);
-            if let Some(reason) = crate::apply::blocked_parent(&root, &c.path, &deleted) {
-                conflicts.push((c.path.to_string(), reason));
+        for c in list {
+            let target = c.path.to_fs_path(root);
+            if let Some(reason) =
+                crate::engine::apply::preconditions::blocked_parent(root, &c.path, &deleted)
+            {
+                conflicts.push(PathConflict::new(c.path.as_str(), reason));
                 continue;
             }
             let on_disk: Option<(Digest, u64, bool)> = match &c.old {
@@ -449,20 +543,22 @@ impl Engine {
                         None
                     }
                     Ok(md) if md.is_dir() && !md.file_type().is_symlink() => {
-                        if let Some(r) =
-                            crate::apply::foreign_entry(&target, c.path.as_str(), &deleted)
-                        {
-                            conflicts.push((c.path.to_string(), r));
+                        if let Some(r) = crate::engine::apply::preconditions::foreign_entry(
+                            &target,
+                            c.path.as_str(),
+                            &deleted,
+                        ) {
+                            conflicts.push(PathConflict::new(c.path.as_str(), r));
                         }
                         None
                     }
-                    _ => match on_disk(self, &target, !opts.dry_run)? {
+                    _ => match on_disk(self, &target, !dry_run)? {
                         OnDisk::Absent => None,
                         OnDisk::File(b, n, x) => Some((b, n, x)),
                         OnDisk::Other => {
-                            conflicts.push((
-                                c.path.to_string(),
-                                "is not a regular file on disk; abort does not replace it".into(),
+                            conflicts.push(PathConflict::new(
+                                c.path.as_str(),
+                                ConflictKind::NotRegularForAbort,
                             ));
                             None
                         }
@@ -509,46 +605,12 @@ impl Engine {
             });
             ops.push(op);
         }
-        if !conflicts.is_empty() {
-            conflicts.sort();
-            return Err(EngineError::Conflict {
-                id: id.into(),
-                conflicts,
-            });
-        }
-        if opts.dry_run {
-            return Ok(AbortOutcome {
-                session,
-                steps,
-                saved,
-                checkout: None,
-                checkout_kept: false,
-                written: false,
-            });
-        }
-        // The saved list is durable before the journal starts: a crash from here on leaves
-        // the list, and the blobs are in the store.
-        state.saved = Some(SavedWork {
-            snapshot: Some(now.snapshot.identity()),
-            executable: now.executable.clone(),
-            files: saved.clone(),
-        });
-        session::save(self.store(), &session, &state)?;
-        let journal = Journal {
-            schema: crate::journal::JOURNAL_SCHEMA.into(),
-            session: id.to_owned(),
-            final_status: Status::Aborted,
+        PathConflict::sort(&mut conflicts);
+        Ok(InPlacePlan {
+            conflicts,
             ops,
-        };
-        self.run_journal(&journal)?;
-        session.status = Status::Aborted;
-        Ok(AbortOutcome {
-            session,
             steps,
             saved,
-            checkout: None,
-            checkout_kept: false,
-            written: true,
         })
     }
 
@@ -569,9 +631,9 @@ impl Engine {
                 Ok(md) if md.file_type().is_symlink() || !md.is_dir() => {
                     return Err(EngineError::Conflict {
                         id: session.session.to_string(),
-                        conflicts: vec![(
+                        conflicts: vec![PathConflict::new(
                             d.display().to_string(),
-                            "the checkout directory is now a link or a file; abort does not touch it (remove it, then abort again)".into(),
+                            ConflictKind::CheckoutReplaced,
                         )],
                     });
                 }
@@ -579,11 +641,9 @@ impl Engine {
                     Some(other) => {
                         return Err(EngineError::Conflict {
                             id: session.session.to_string(),
-                            conflicts: vec![(
+                            conflicts: vec![PathConflict::new(
                                 d.display().to_string(),
-                                format!(
-                                    "is now the checkout of open session {other}; abort does not touch it"
-                                ),
+                                ConflictKind::CheckoutOfOther(other.to_string()),
                             )],
                         });
                     }
@@ -651,223 +711,6 @@ impl Engine {
             checkout: state.checkout.clone(),
             checkout_kept: kept,
             written: true,
-        })
-    }
-
-    /// Writes back the files `abort` saved for session `id` (module docs).
-    ///
-    /// # Errors
-    /// [`EngineError::NothingToRestore`] when the session is not aborted or its abort saved
-    /// nothing; [`EngineError::Invalid`] when `--to` is not a new or empty directory apart from the workspace; [`EngineError::Conflict`]
-    /// naming each path that changed since the abort (nothing written then); store, journal
-    /// and write errors.
-    pub fn restore(&self, id: &str, opts: &RestoreOptions) -> Result<RestoreOutcome, EngineError> {
-        let _lock = self.lock()?;
-        let (session, state) = session::load(self.store(), id)?;
-        if session.status == Status::Open {
-            return Err(EngineError::NothingToRestore {
-                id: id.into(),
-                reason: "it is open; only an aborted (or recovered) session has saved work".into(),
-            });
-        }
-        let Some(saved) = state.saved.clone() else {
-            return Err(EngineError::NothingToRestore {
-                id: id.into(),
-                reason: "no file was saved for it".into(),
-            });
-        };
-        let snapshot = match &saved.snapshot {
-            Some(identity) => self.store().read_snapshot(identity)?.0,
-            // Only files rescued by recovery: they are the tree to restore.
-            None => crate::snapshot::Snapshot::from_files(
-                saved
-                    .files
-                    .iter()
-                    .map(|f| SnapshotFile {
-                        path: f.path.clone(),
-                        blob: f.blob,
-                        bytes: f.bytes,
-                    })
-                    .collect(),
-            )
-            .map_err(|e| EngineError::Invalid(format!("session {id}: saved files: {e}")))?,
-        };
-        let saved_exec: BTreeSet<WorkspacePath> = match &saved.snapshot {
-            Some(_) => saved.executable.clone(),
-            None => saved
-                .files
-                .iter()
-                .filter(|f| f.executable)
-                .map(|f| f.path.clone())
-                .collect(),
-        };
-        let mopts = MaterializeOptions {
-            durable: true,
-            snapshot: Default::default(),
-            modes_from: None,
-        };
-        let all: Vec<WorkspacePath> = snapshot.files().iter().map(|f| f.path.clone()).collect();
-        if let Some(to) = &opts.to {
-            self.check_checkout_dir(to)?;
-            if !opts.dry_run {
-                materialize(self.store(), &snapshot, &saved_exec, to, &mopts)?;
-            }
-            return Ok(RestoreOutcome {
-                target: to.clone(),
-                written: all,
-                unchanged: Vec::new(),
-            });
-        }
-        if !state.in_place && session.status == Status::Aborted {
-            let Some(dir) = state.checkout.clone() else {
-                return Err(EngineError::Invalid(format!(
-                    "session {id} had no checkout directory; use `genesis restore {id} --to DIR`"
-                )));
-            };
-            // Abort removed the member files: each saved file must be absent (or already
-            // hold its saved content); files the rules left out, which abort kept, stay.
-            let mut conflicts = Vec::new();
-            let mut todo = Vec::new();
-            let mut unchanged = Vec::new();
-            for f in snapshot.files() {
-                let exec = saved_exec.contains(&f.path);
-                let target = f.path.to_fs_path(&dir);
-                match on_disk(self, &target, false)? {
-                    OnDisk::Absent => todo.push((f, exec, target)),
-                    OnDisk::File(b, _, x) if b == f.blob && x == exec => {
-                        unchanged.push(f.path.clone())
-                    }
-                    _ => conflicts.push((
-                        f.path.to_string(),
-                        "is in the checkout directory again; restore with --to DIR".to_owned(),
-                    )),
-                }
-            }
-            if !conflicts.is_empty() {
-                return Err(EngineError::Conflict {
-                    id: id.into(),
-                    conflicts,
-                });
-            }
-            let written = todo.iter().map(|(f, _, _)| f.path.clone()).collect();
-            if !opts.dry_run {
-                std::fs::create_dir_all(&dir).map_err(|source| EngineError::Io {
-                    path: dir.clone(),
-                    source,
-                })?;
-                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(
-                    |source| EngineError::Io {
-                        path: dir.clone(),
-                        source,
-                    },
-                )?;
-                for (f, exec, target) in &todo {
-                    let parent = target.parent().unwrap_or(&dir).to_path_buf();
-                    std::fs::create_dir_all(&parent).map_err(|source| EngineError::Io {
-                        path: parent.clone(),
-                        source,
-                    })?;
-                    let mode = saved
-                        .files
-                        .iter()
-                        .find(|s| s.path == f.path)
-                        .and_then(|s| s.mode)
-                        .unwrap_or_else(|| crate::fsmode::for_new_file(*exec));
-                    crate::materialize::write_blob(
-                        self.store(),
-                        &f.blob,
-                        &parent,
-                        target,
-                        mode,
-                        true,
-                    )?;
-                }
-            }
-            return Ok(RestoreOutcome {
-                target: dir,
-                written,
-                unchanged,
-            });
-        }
-        // In place: each saved path must still be as abort left it (the base), or already
-        // hold the saved content.
-        let root = self.workspace().root().to_path_buf();
-        // What the session left on disk: the base after an abort, the current snapshot after
-        // an apply (files rescued by recovery).
-        let base = if session.status == Status::Aborted {
-            self.tree(&session.base_snapshot, state.base_executable())?
-        } else {
-            self.tree(&session.current_snapshot, state.current_executable())?
-        };
-        let mut conflicts = Vec::new();
-        let mut ops = Vec::new();
-        let mut written = Vec::new();
-        let mut unchanged = Vec::new();
-        for f in &saved.files {
-            let target = f.path.to_fs_path(&root);
-            if let Some(reason) = crate::apply::blocked_parent(&root, &f.path, &BTreeSet::new()) {
-                conflicts.push((f.path.to_string(), reason));
-                continue;
-            }
-            let disk = match on_disk(self, &target, false)? {
-                OnDisk::Absent => None,
-                OnDisk::File(b, n, x) => Some((b, n, x)),
-                OnDisk::Other => {
-                    conflicts.push((f.path.to_string(), "is not a regular file on disk".into()));
-                    continue;
-                }
-            };
-            if disk.is_some_and(|(b, _, x)| b == f.blob && x == f.executable) {
-                unchanged.push(f.path.clone());
-                continue;
-            }
-            let base_state = base.snapshot.get(f.path.as_str()).map(|b| FileState {
-                blob: b.blob,
-                executable: base.is_executable(&f.path),
-                mode: None,
-            });
-            let disk_state = disk.map(|(blob, _, executable)| FileState {
-                blob,
-                executable,
-                mode: None,
-            });
-            if disk_state != base_state {
-                conflicts.push((
-                    f.path.to_string(),
-                    "changed since it was saved; nothing restored (use --to DIR)".into(),
-                ));
-                continue;
-            }
-            ops.push(JournalOp {
-                path: f.path.clone(),
-                pre: disk_state,
-                post: Some(FileState {
-                    blob: f.blob,
-                    executable: f.executable,
-                    mode: f.mode,
-                }),
-            });
-            written.push(f.path.clone());
-        }
-        if !conflicts.is_empty() {
-            return Err(EngineError::Conflict {
-                id: id.into(),
-                conflicts,
-            });
-        }
-        if !opts.dry_run && !ops.is_empty() {
-            let journal = Journal {
-                schema: crate::journal::JOURNAL_SCHEMA.into(),
-                session: id.to_owned(),
-                final_status: Status::Aborted,
-                ops,
-            };
-            self.run_journal(&journal)?;
-        }
-        Ok(RestoreOutcome {
-            target: root,
-            written,
-            unchanged,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! Writing a session's changes into the workspace.
+//! The preconditions of writing a session's changes into the workspace.
 //!
 //! Preconditions ([`check_preconditions`]): compare-and-swap per path. Every path the session
 //! changes must still hold its base content on disk (a regular file with the base blob and
@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use crate::diff::{Change, Status};
+use crate::diff::{Change, ChangeStatus};
+use crate::engine::{ConflictKind, PathConflict};
 use crate::path::WorkspacePath;
 use crate::snapshot::hash_file;
 
@@ -37,41 +38,24 @@ pub(crate) fn same_file_as_a_deletion(
 /// Why a directory on the way to `path` under `root` stops a write there: a symbolic link, or
 /// a file that is not in `deleted` (a file this change deletes may stand where a directory
 /// will be). `None` when every existing parent is a real directory.
-pub fn blocked_parent(
+pub(crate) fn blocked_parent(
     root: &Path,
     path: &WorkspacePath,
     deleted: &BTreeSet<&str>,
-) -> Option<String> {
-    let comps: Vec<&str> = path.components().collect();
-    let mut cur = root.to_path_buf();
-    let mut prefix = String::new();
-    for comp in &comps[..comps.len() - 1] {
-        cur.push(comp);
-        if !prefix.is_empty() {
-            prefix.push('/');
-        }
-        prefix.push_str(comp);
-        match std::fs::symlink_metadata(&cur) {
-            Ok(md) if md.file_type().is_symlink() => {
-                return Some(format!(
-                    "{prefix} is a symbolic link; nothing is written through links"
-                ));
-            }
-            Ok(md) if md.is_dir() => {}
-            Ok(_) if deleted.contains(prefix.as_str()) => return None,
-            Ok(_) => return Some(format!("{prefix} is a file where a directory is needed")),
-            Err(_) => return None,
-        }
+) -> Option<ConflictKind> {
+    use crate::path::BlockedParent;
+    match crate::path::blocked_parent(root, path, |p| deleted.contains(p))? {
+        BlockedParent::Link(p) => Some(ConflictKind::LinkParent(p)),
+        BlockedParent::File(p) => Some(ConflictKind::FileParent(p)),
     }
-    None
 }
 
 /// Checks that each changed path still holds its base state. Returns the conflicts, sorted,
-/// each `(path, reason)`; empty when the apply may go ahead.
-pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)> {
+/// each a path and its [`ConflictKind`]; empty when the apply may go ahead.
+pub(crate) fn check_preconditions(root: &Path, list: &[Change]) -> Vec<PathConflict> {
     let deleted: BTreeSet<&str> = list
         .iter()
-        .filter(|c| c.status == Status::Deleted)
+        .filter(|c| c.status == ChangeStatus::Deleted)
         .map(|c| c.path.as_str())
         .collect();
     let mut out = Vec::new();
@@ -80,7 +64,7 @@ pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)
         // Directories on the way must be real directories (or a file this apply deletes).
         let blocked = blocked_parent(root, &c.path, &deleted);
         if let Some(reason) = blocked {
-            out.push((p.to_owned(), reason));
+            out.push(PathConflict::new(p, reason));
             continue;
         }
         let target = c.path.to_fs_path(root);
@@ -93,57 +77,57 @@ pub fn check_preconditions(root: &Path, list: &[Change]) -> Vec<(String, String)
             (None, Ok(md)) if md.is_dir() && !md.file_type().is_symlink() => {
                 // A directory the deletions must empty so the new file can take its place.
                 if let Some(reason) = foreign_entry(&target, p, &deleted) {
-                    out.push((p.to_owned(), reason));
+                    out.push(PathConflict::new(p, reason));
                 }
             }
-            (None, Ok(_)) => out.push((
-                p.to_owned(),
-                "exists on disk, but the session adds it".into(),
-            )),
-            (Some(_), Err(_)) => out.push((
-                p.to_owned(),
-                "missing on disk; it was in the base snapshot".into(),
-            )),
+            (None, Ok(_)) => out.push(PathConflict::new(p, ConflictKind::AddedButExists)),
+            (Some(_), Err(_)) => out.push(PathConflict::new(p, ConflictKind::Missing)),
             (Some(_), Ok(md)) if md.file_type().is_symlink() => {
-                out.push((p.to_owned(), "is a symbolic link on disk".into()))
+                out.push(PathConflict::new(p, ConflictKind::Link))
             }
             (Some(_), Ok(md)) if !md.is_file() => {
-                out.push((p.to_owned(), "is not a regular file on disk".into()))
+                out.push(PathConflict::new(p, ConflictKind::NotRegular))
             }
             (Some(old), Ok(md)) => {
                 let exec = md.permissions().mode() & 0o100 != 0;
                 match hash_file(&target) {
-                    Ok((blob, _)) if blob != old.file.blob => out.push((
-                        p.to_owned(),
-                        format!(
-                            "changed on disk since the session opened (base {}, now {blob})",
-                            old.file.blob
-                        ),
+                    Ok((blob, _)) if blob != old.file.blob => out.push(PathConflict::new(
+                        p,
+                        ConflictKind::Changed {
+                            base: old.file.blob,
+                            now: blob,
+                        },
                     )),
-                    Ok(_) if exec != old.executable => out.push((
-                        p.to_owned(),
-                        "its executable bit changed on disk since the session opened".into(),
-                    )),
+                    Ok(_) if exec != old.executable => {
+                        out.push(PathConflict::new(p, ConflictKind::ModeChanged))
+                    }
                     Ok(_) => {}
-                    Err(e) => out.push((p.to_owned(), format!("cannot be read: {e}"))),
+                    Err(e) => out.push(PathConflict::new(
+                        p,
+                        ConflictKind::Unreadable(e.to_string()),
+                    )),
                 }
             }
         }
     }
-    out.sort();
+    PathConflict::sort(&mut out);
     out
 }
 
 /// The first entry below the directory `dir` (workspace path `rel`) that is not a regular
-/// file listed in `deleted`, described as a conflict reason; `None` when deleting `deleted`
+/// file listed in `deleted`, as a conflict; `None` when deleting `deleted`
 /// leaves `dir` empty, so a file may replace it. A directory holding anything else (a file
 /// the snapshot rules leave out, a link, a file another session added) is never emptied by
 /// force: that would lose bytes nobody recorded.
-pub fn foreign_entry(dir: &Path, rel: &str, deleted: &BTreeSet<&str>) -> Option<String> {
+pub(crate) fn foreign_entry(
+    dir: &Path,
+    rel: &str,
+    deleted: &BTreeSet<&str>,
+) -> Option<ConflictKind> {
     for e in walkdir::WalkDir::new(dir).min_depth(1).follow_links(false) {
         let e = match e {
             Ok(e) => e,
-            Err(err) => return Some(format!("is a directory that cannot be read: {err}")),
+            Err(err) => return Some(ConflictKind::UnreadableDir(err.to_string())),
         };
         if e.file_type().is_dir() {
             continue;
@@ -156,16 +140,9 @@ pub fn foreign_entry(dir: &Path, rel: &str, deleted: &BTreeSet<&str>) -> Option<
             .map(|p| format!("{rel}/{p}"));
         match below {
             Some(b) if e.file_type().is_file() && deleted.contains(b.as_str()) => {}
-            Some(b) => {
-                return Some(format!(
-                    "is a directory holding {b}, which this change does not delete; the file cannot replace it"
-                ));
-            }
+            Some(b) => return Some(ConflictKind::ForeignEntry(b)),
             None => {
-                return Some(format!(
-                    "is a directory holding {}, which this change does not delete; the file cannot replace it",
-                    e.path().display()
-                ));
+                return Some(ConflictKind::ForeignEntry(e.path().display().to_string()));
             }
         }
     }

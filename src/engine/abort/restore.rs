@@ -1,0 +1,252 @@
+//! `restore`: bring back the files an abort (or a recovery) saved.
+
+use super::*;
+
+impl Engine {
+    /// Writes back the files `abort` saved for session `id` (module docs).
+    ///
+    /// # Errors
+    /// [`EngineError::NothingToRestore`] when the session is not aborted or its abort saved
+    /// nothing; [`EngineError::BadDirectory`] or [`EngineError::NotApart`] when `--to` is not a new or empty directory apart from the workspace, [`EngineError::NoCheckoutToRestore`]; [`EngineError::Conflict`]
+    /// naming each path that changed since the abort (nothing written then); store, journal
+    /// and write errors.
+    pub fn restore(&self, id: &str, opts: &RestoreOptions) -> Result<RestoreOutcome, EngineError> {
+        let _lock = self.lock()?;
+        let (session, state) = session::load(self.store(), id)?;
+        if session.status == Status::Open {
+            return Err(EngineError::NothingToRestore {
+                id: id.into(),
+                reason: "it is open; only an aborted (or recovered) session has saved work".into(),
+            });
+        }
+        let Some(saved) = state.saved.clone() else {
+            return Err(EngineError::NothingToRestore {
+                id: id.into(),
+                reason: "no file was saved for it".into(),
+            });
+        };
+        let snapshot = match &saved.snapshot {
+            Some(identity) => self.store().read_snapshot(identity)?.0,
+            // Only files rescued by recovery: they are the tree to restore.
+            None => crate::snapshot::Snapshot::from_files(
+                saved
+                    .files
+                    .iter()
+                    .map(|f| SnapshotFile {
+                        path: f.path.clone(),
+                        blob: f.blob,
+                        bytes: f.bytes,
+                    })
+                    .collect(),
+            )
+            .map_err(|source| EngineError::SavedFilesInvalid {
+                id: id.to_owned(),
+                source,
+            })?,
+        };
+        let saved_exec: BTreeSet<WorkspacePath> = match &saved.snapshot {
+            Some(_) => saved.executable.clone(),
+            None => saved
+                .files
+                .iter()
+                .filter(|f| f.executable)
+                .map(|f| f.path.clone())
+                .collect(),
+        };
+        let mopts = MaterializeOptions {
+            durable: true,
+            snapshot: Default::default(),
+            modes_from: None,
+        };
+        let all: Vec<WorkspacePath> = snapshot.files().iter().map(|f| f.path.clone()).collect();
+        if let Some(to) = &opts.to {
+            self.check_checkout_dir(to)?;
+            if !opts.dry_run {
+                materialize(self.store(), &snapshot, &saved_exec, to, &mopts)?;
+            }
+            return Ok(RestoreOutcome {
+                target: to.clone(),
+                written: all,
+                unchanged: Vec::new(),
+            });
+        }
+        if !state.in_place && session.status == Status::Aborted {
+            let Some(dir) = state.checkout.clone() else {
+                return Err(EngineError::NoCheckoutToRestore { id: id.to_owned() });
+            };
+            return self.restore_into_checkout(
+                id,
+                dir,
+                &snapshot,
+                &saved_exec,
+                &saved,
+                opts.dry_run,
+            );
+        }
+        self.restore_in_place(id, &session, &state, &saved, opts.dry_run)
+    }
+
+    /// Restores the saved files of an aborted checkout session into its checkout directory
+    /// `dir`: each must be absent there (or already hold its saved content).
+    fn restore_into_checkout(
+        &self,
+        id: &str,
+        dir: PathBuf,
+        snapshot: &crate::snapshot::Snapshot,
+        saved_exec: &BTreeSet<WorkspacePath>,
+        saved: &SavedWork,
+        dry_run: bool,
+    ) -> Result<RestoreOutcome, EngineError> {
+        // Abort removed the member files: each saved file must be absent (or already
+        // hold its saved content); files the rules left out, which abort kept, stay.
+        let mut conflicts = Vec::new();
+        let mut todo = Vec::new();
+        let mut unchanged = Vec::new();
+        for f in snapshot.files() {
+            let exec = saved_exec.contains(&f.path);
+            let target = f.path.to_fs_path(&dir);
+            match on_disk(self, &target, false)? {
+                OnDisk::Absent => todo.push((f, exec, target)),
+                OnDisk::File(b, _, x) if b == f.blob && x == exec => unchanged.push(f.path.clone()),
+                _ => conflicts.push(PathConflict::new(
+                    f.path.as_str(),
+                    ConflictKind::BackInCheckout,
+                )),
+            }
+        }
+        if !conflicts.is_empty() {
+            return Err(EngineError::Conflict {
+                id: id.into(),
+                conflicts,
+            });
+        }
+        let written = todo.iter().map(|(f, _, _)| f.path.clone()).collect();
+        if !dry_run {
+            std::fs::create_dir_all(&dir).map_err(|source| EngineError::Io {
+                path: dir.clone(),
+                source,
+            })?;
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(
+                |source| EngineError::Io {
+                    path: dir.clone(),
+                    source,
+                },
+            )?;
+            for (f, exec, target) in &todo {
+                let parent = target.parent().unwrap_or(&dir).to_path_buf();
+                std::fs::create_dir_all(&parent).map_err(|source| EngineError::Io {
+                    path: parent.clone(),
+                    source,
+                })?;
+                let mode = saved
+                    .files
+                    .iter()
+                    .find(|s| s.path == f.path)
+                    .and_then(|s| s.mode)
+                    .unwrap_or_else(|| crate::fsmode::for_new_file(*exec));
+                crate::materialize::write_blob(self.store(), &f.blob, &parent, target, mode, true)?;
+            }
+        }
+        Ok(RestoreOutcome {
+            target: dir,
+            written,
+            unchanged,
+        })
+    }
+
+    /// Restores the saved files of an in-place session into the workspace, journaled: each
+    /// saved path must still be as abort (or recovery) left it.
+    fn restore_in_place(
+        &self,
+        id: &str,
+        session: &Session,
+        state: &SessionState,
+        saved: &SavedWork,
+        dry_run: bool,
+    ) -> Result<RestoreOutcome, EngineError> {
+        // In place: each saved path must still be as abort left it (the base), or already
+        // hold the saved content.
+        let root = self.workspace().root().to_path_buf();
+        // What the session left on disk: the base after an abort, the current snapshot after
+        // an apply (files rescued by recovery).
+        let base = if session.status == Status::Aborted {
+            self.tree(&session.base_snapshot, state.base_executable())?
+        } else {
+            self.tree(&session.current_snapshot, state.current_executable())?
+        };
+        let mut conflicts = Vec::new();
+        let mut ops = Vec::new();
+        let mut written = Vec::new();
+        let mut unchanged = Vec::new();
+        for f in &saved.files {
+            let target = f.path.to_fs_path(&root);
+            if let Some(reason) = crate::engine::apply::preconditions::blocked_parent(
+                &root,
+                &f.path,
+                &BTreeSet::new(),
+            ) {
+                conflicts.push(PathConflict::new(f.path.as_str(), reason));
+                continue;
+            }
+            let disk = match on_disk(self, &target, false)? {
+                OnDisk::Absent => None,
+                OnDisk::File(b, n, x) => Some((b, n, x)),
+                OnDisk::Other => {
+                    conflicts.push(PathConflict::new(f.path.as_str(), ConflictKind::NotRegular));
+                    continue;
+                }
+            };
+            if disk.is_some_and(|(b, _, x)| b == f.blob && x == f.executable) {
+                unchanged.push(f.path.clone());
+                continue;
+            }
+            let base_state = base.snapshot.get(f.path.as_str()).map(|b| FileState {
+                blob: b.blob,
+                executable: base.is_executable(&f.path),
+                mode: None,
+            });
+            let disk_state = disk.map(|(blob, _, executable)| FileState {
+                blob,
+                executable,
+                mode: None,
+            });
+            if disk_state != base_state {
+                conflicts.push(PathConflict::new(
+                    f.path.as_str(),
+                    ConflictKind::ChangedSinceSaved,
+                ));
+                continue;
+            }
+            ops.push(JournalOp {
+                path: f.path.clone(),
+                pre: disk_state,
+                post: Some(FileState {
+                    blob: f.blob,
+                    executable: f.executable,
+                    mode: f.mode,
+                }),
+            });
+            written.push(f.path.clone());
+        }
+        if !conflicts.is_empty() {
+            return Err(EngineError::Conflict {
+                id: id.into(),
+                conflicts,
+            });
+        }
+        if !dry_run && !ops.is_empty() {
+            let journal = Journal {
+                schema: crate::journal::JOURNAL_SCHEMA.into(),
+                session: id.to_owned(),
+                final_status: Status::Aborted,
+                ops,
+            };
+            self.run_journal(&journal)?;
+        }
+        Ok(RestoreOutcome {
+            target: root,
+            written,
+            unchanged,
+        })
+    }
+}

@@ -1,0 +1,194 @@
+//! `apply` (DESIGN section 4): write a verified session into the workspace, journaled.
+
+use super::*;
+
+pub(crate) mod preconditions;
+
+/// Options for [`Engine::apply`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApplyOptions {
+    /// Only report what would change. Default: false.
+    pub dry_run: bool,
+    /// Require the whole workspace to equal the base snapshot, not only the changed paths.
+    /// Default: false.
+    pub strict: bool,
+}
+
+/// What [`Engine::apply`] did.
+#[derive(Debug, Clone)]
+pub struct ApplyOutcome {
+    /// The session document after apply (unchanged on a dry run).
+    pub session: Session,
+    /// The changes written (or that would be written).
+    pub changes: Vec<Change>,
+    /// False on a dry run.
+    pub written: bool,
+}
+
+impl Engine {
+    /// Applies the session to the workspace (DESIGN section 4, `apply`): requires status
+    /// `open` and a passing verification of the current snapshot; every changed path must
+    /// still hold its base content on disk (`strict`: the whole workspace must equal the
+    /// base); then every change is written (temp file in the target directory, fsync, rename),
+    /// and the session becomes `applied`.
+    ///
+    /// # Errors
+    /// [`EngineError::NotOpen`], [`EngineError::NotVerified`], [`EngineError::Conflict`]
+    /// listing the paths (nothing written), [`EngineError::Unsafe`], [`EngineError::Io`].
+    pub fn apply(&self, id: &str, opts: &ApplyOptions) -> Result<ApplyOutcome, EngineError> {
+        let _lock = self.lock()?;
+        let (mut session, state) = self.load_open(id)?;
+        match &session.verification {
+            None => {
+                return Err(EngineError::NotVerified {
+                    id: id.into(),
+                    reason: "it has not been verified; run `genesis verify` first".into(),
+                });
+            }
+            Some(v) if v.snapshot != session.current_snapshot => {
+                return Err(EngineError::NotVerified {
+                    id: id.into(),
+                    reason: format!(
+                        "the verification is of snapshot {}, not the current snapshot {}; run `genesis verify` again",
+                        v.snapshot, session.current_snapshot
+                    ),
+                });
+            }
+            Some(v) if !v.obligations_ok => {
+                return Err(EngineError::NotVerified {
+                    id: id.into(),
+                    reason: format!(
+                        "its obligations failed (acceptance {}); `genesis status {id}` shows which",
+                        v.acceptance
+                    ),
+                });
+            }
+            Some(v) => self.check_acceptance(id, &session, &state, v.acceptance)?,
+        }
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        let list = changes(&base, &current);
+        for c in &list {
+            if let Some(reason) = forbidden_path(&c.path) {
+                return Err(EngineError::Unsafe {
+                    path: c.path.to_string(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        let root = self.workspace.root().to_path_buf();
+        let conflicts = if state.in_place {
+            // The agent wrote the workspace itself: it must still equal the current snapshot.
+            let manifest = self.manifest_of(&state, &session)?;
+            let now = self.snapshot_cached(&root, &manifest)?;
+            let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
+            changes(&current, &now_tree)
+                .into_iter()
+                .map(|c| PathConflict::new(c.path.as_str(), ConflictKind::DiffersFromCurrent))
+                .collect()
+        } else {
+            let mut conflicts = preconditions::check_preconditions(&root, &list);
+            if opts.strict {
+                let manifest = self.manifest_of(&state, &session)?;
+                let now = self.snapshot_cached(&root, &manifest)?;
+                let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
+                for c in changes(&base, &now_tree) {
+                    if !conflicts.iter().any(|q| q.path == c.path.as_str()) {
+                        conflicts.push(PathConflict::new(
+                            c.path.as_str(),
+                            ConflictKind::DiffersFromBase,
+                        ));
+                    }
+                }
+                PathConflict::sort(&mut conflicts);
+            }
+            conflicts
+        };
+        if !conflicts.is_empty() {
+            return Err(EngineError::Conflict {
+                id: id.into(),
+                conflicts,
+            });
+        }
+        if opts.dry_run {
+            return Ok(ApplyOutcome {
+                session,
+                changes: list,
+                written: false,
+            });
+        }
+        if state.in_place {
+            // Already on disk: only the status changes.
+            session.status = Status::Applied;
+            session::save(&self.store, &session, &state)?;
+            return Ok(ApplyOutcome {
+                session,
+                changes: list,
+                written: true,
+            });
+        }
+        let journal = Journal {
+            schema: crate::journal::JOURNAL_SCHEMA.into(),
+            session: id.to_owned(),
+            final_status: Status::Applied,
+            ops: list.iter().map(journal_op).collect(),
+        };
+        self.run_journal(&journal)?;
+        session.status = Status::Applied;
+        Ok(ApplyOutcome {
+            session,
+            changes: list,
+            written: true,
+        })
+    }
+
+    /// The acceptance record named by a verification must be in the store, be of the current
+    /// snapshot and the base manifest, and say that every static rule and every obligation of
+    /// that manifest passed — a session document edited by hand cannot skip verification.
+    fn check_acceptance(
+        &self,
+        id: &str,
+        session: &Session,
+        state: &SessionState,
+        acceptance: Digest,
+    ) -> Result<(), EngineError> {
+        let refuse = |reason: String| EngineError::NotVerified {
+            id: id.into(),
+            reason,
+        };
+        let bytes = self.store.read_object(&acceptance).map_err(|e| {
+            refuse(format!(
+                "its acceptance record {acceptance} cannot be read ({e}); run `genesis verify` again"
+            ))
+        })?;
+        let record: AcceptanceRecord = crate::json::from_slice(&bytes).map_err(|e| match e {
+            crate::json::JsonError::Duplicate(source) => {
+                EngineError::Store(StoreError::DuplicateKey {
+                    path: self.store.object_path(&acceptance),
+                    source,
+                })
+            }
+            e => refuse(format!(
+                "its acceptance record {acceptance} is not valid: {e}"
+            )),
+        })?;
+        let manifest = self.manifest_of(state, session)?;
+        let ids: Vec<&str> = manifest.obligations.iter().map(|o| o.id.as_str()).collect();
+        let recorded: Vec<&str> = record.obligations.iter().map(|o| o.id.as_str()).collect();
+        let ok = record.schema == crate::obligation::ACCEPTANCE_SCHEMA
+            && record.snapshot == session.current_snapshot
+            && Some(record.manifest) == state.manifest_blob
+            // Extra obligations of the verification (VerifyOptions::extra_obligations, a BPT
+            // request's `commands.post`) run after the manifest's and must pass too.
+            && recorded.starts_with(&ids)
+            && record.obligations_ok
+            && record.static_results.iter().all(|s| s.passed)
+            && record.obligations.iter().all(|o| o.passed);
+        if !ok {
+            return Err(refuse(format!(
+                "its acceptance record {acceptance} does not show every obligation of the base manifest passing on the current snapshot; run `genesis verify` again"
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,376 @@
+//! [`EngineError`]: the errors of session operations, each naming the session, path, field
+//! or limit. The CLI maps each variant (never its text) to an exit code (DESIGN section 7).
+
+use super::*;
+use crate::diff::DiffError;
+
+/// Errors of session operations. Each names the session, path, field or hunk.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// Store failure, corruption or lock.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Session missing, invalid or duplicate.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// Manifest missing or invalid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// Snapshotting a directory failed.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// Copying a file into the store while snapshotting failed; `path` is the file copied or
+    /// the store directory.
+    #[error("{}: {source}", .path.display())]
+    Ingest {
+        /// The file being copied, or the store directory.
+        path: PathBuf,
+        /// The store's error.
+        source: StoreError,
+    },
+    /// The patch was refused; nothing was recorded.
+    #[error("patch refused, nothing recorded: {0}")]
+    Patch(#[from] PatchError),
+    /// Writing a snapshot into a directory failed.
+    #[error(transparent)]
+    Materialize(#[from] MaterializeError),
+    /// A journaled write into the workspace failed.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The session is applied or aborted.
+    #[error("session {id} is {status}; only an open session can be changed")]
+    NotOpen {
+        /// The session.
+        id: String,
+        /// Its status.
+        status: Status,
+    },
+    /// `restore` of a session that is not aborted, or whose abort saved nothing.
+    #[error("session {id}: nothing to restore: {reason}")]
+    NothingToRestore {
+        /// The session.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// `apply` without a passing verification of the current snapshot.
+    #[error("session {id} cannot be applied: {reason}")]
+    NotVerified {
+        /// The session.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// The workspace changed under the session: these paths no longer hold their base content.
+    #[error("the workspace changed under session {id}; nothing was written. Conflicting paths:\n{}", .conflicts.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n"))]
+    Conflict {
+        /// The session.
+        id: String,
+        /// Each conflicting path with what is wrong there, sorted by path.
+        conflicts: Vec<PathConflict>,
+    },
+    /// A change that must never be written (into `.git`, the store, or through a link).
+    #[error("{path}: refused: {reason}")]
+    Unsafe {
+        /// The path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Another patch landed while the obligations ran; the verification is of an old snapshot.
+    #[error(
+        "session {id} moved on while its obligations ran (verified {verified}, now {now}); nothing was recorded: verify again"
+    )]
+    SessionMoved {
+        /// The session.
+        id: String,
+        /// The snapshot the obligations ran on.
+        verified: Digest,
+        /// The session's current snapshot now.
+        now: Digest,
+    },
+    /// Genesis was interrupted (SIGINT, SIGTERM, SIGHUP) while an obligation ran.
+    #[error(
+        "interrupted while obligation {0} ran; its process group was killed and nothing was recorded"
+    )]
+    Interrupted(String),
+    /// A path the patch writes could not be verified or applied on this system (NAME_MAX,
+    /// PATH_MAX); nothing was recorded.
+    #[error("patch refused, nothing recorded: {0}")]
+    PathLimit(#[from] crate::path::FsLimitError),
+    /// A path of the snapshot to verify could not be written under the verify directory on
+    /// this system (NAME_MAX, PATH_MAX): `$TMPDIR` (or the `--workdir`) is longer now than at
+    /// patch time, or the path was in the base. Nothing was written or run.
+    #[error(
+        "verify refused, nothing run: {source}; set TMPDIR to a shorter directory, pass a shorter --workdir, or leave the path out of the workspace"
+    )]
+    VerifyPathLimit {
+        /// The limit broken, naming the path and the directory.
+        source: crate::path::FsLimitError,
+    },
+    /// `open --checkout` together with `--in-place`.
+    #[error(
+        "--checkout and --in-place exclude each other: an in-place session edits the workspace itself"
+    )]
+    CheckoutInPlace,
+    /// The manifest `open` was given is not a member of the workspace snapshot.
+    #[error(
+        "{path}: the manifest is not in the workspace snapshot (it is ignored or excluded); a session's obligations come from its base snapshot"
+    )]
+    ManifestNotInSnapshot {
+        /// The manifest path, relative to the workspace root.
+        path: WorkspacePath,
+    },
+    /// A directory Genesis writes for the agent or the obligations (`--checkout`,
+    /// `--workdir`, `restore --to`) overlaps the workspace or the store
+    /// ([`crate::path::lies_apart`]).
+    #[error(
+        "{}: {option} must lie outside the workspace {} and the store {} (not inside or above either)",
+        .dir.display(), .workspace.display(), .store.display()
+    )]
+    NotApart {
+        /// The directory as given.
+        dir: PathBuf,
+        /// The option that named it, e.g. `--checkout`.
+        option: &'static str,
+        /// The workspace root, resolved.
+        workspace: PathBuf,
+        /// The store directory, resolved.
+        store: PathBuf,
+    },
+    /// A directory argument that is not what the option needs (not a directory, not empty,
+    /// not a Genesis workdir).
+    #[error("{}: {reason}", .dir.display())]
+    BadDirectory {
+        /// The directory as given.
+        dir: PathBuf,
+        /// What is wrong, naming the option (e.g. `--checkout directory is not empty`).
+        reason: &'static str,
+    },
+    /// The session already holds the most patches a v0.1 session document may list.
+    #[error(
+        "session {id} holds {limit} patches, the v0.1 limit; apply or abort it and open a new one"
+    )]
+    TooManyPatches {
+        /// The session.
+        id: String,
+        /// The limit ([`crate::session::MAX_PATCHES`]).
+        limit: usize,
+    },
+    /// The patch input does not fit the session: a diff or `--from DIR` for an in-place
+    /// session (`in_place`), or no diff for a session that is not in-place.
+    #[error("{}", if *.in_place {
+        format!("session {id} is in-place: its patches are recorded from the workspace; run `genesis patch {id}` without a diff")
+    } else {
+        format!("session {id} is not in-place: give a diff (file or -) or --from DIR")
+    })]
+    PatchInputMismatch {
+        /// The session.
+        id: String,
+        /// Whether the session is in-place.
+        in_place: bool,
+    },
+    /// The patch leaves paths that snapshots of the workspace leave out (ignored, excluded),
+    /// so its result could never be reproduced from disk; nothing was recorded.
+    #[error(
+        "patch refused, nothing recorded: it leaves paths that snapshots of the workspace leave out, so the result could never be reproduced from disk: {}",
+        .paths.iter().map(|l| format!("{} ({})", l.path, l.reason)).collect::<Vec<_>>().join(", ")
+    )]
+    LeftOut {
+        /// Each path with the rule that leaves it out.
+        paths: Vec<crate::membership::LeftOut>,
+    },
+    /// Making or measuring a diff between two trees failed (a corrupt store object is
+    /// [`DiffError::Store`], exit 4).
+    #[error(transparent)]
+    Diff(#[from] DiffError),
+    /// The diff Genesis wrote for `patch --from DIR` does not give the directory's snapshot
+    /// back; nothing was recorded.
+    #[error(
+        "{}: the diff Genesis wrote for this directory gives snapshot {written}, not the directory's {expected}; nothing recorded",
+        .dir.display()
+    )]
+    DirNotReproduced {
+        /// The directory.
+        dir: PathBuf,
+        /// The snapshot the written diff gives.
+        written: Digest,
+        /// The directory's snapshot.
+        expected: Digest,
+    },
+    /// The patch leaves a file `parent` and a file `path` inside a directory of that name.
+    #[error(
+        "{parent}: the patch leaves both a file {parent:?} and a file {path:?} inside a directory of that name"
+    )]
+    FileUnderFile {
+        /// The file that would have to be a directory.
+        parent: String,
+        /// A file below it.
+        path: String,
+    },
+    /// A result over a v0.1 limit (`what`: `files`, counted in the snapshot the patch leaves).
+    #[error("the patch would leave {actual} {what}, more than the v0.1 limit of {limit}")]
+    OverLimit {
+        /// What is counted.
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+        /// The count.
+        actual: usize,
+    },
+    /// The snapshot a patch leaves is not a valid snapshot document (other than its size).
+    #[error(transparent)]
+    SnapshotDocument(SnapshotDocumentError),
+    /// The files a session's abort saved do not form a valid snapshot document.
+    #[error("session {id}: saved files: {source}")]
+    SavedFilesInvalid {
+        /// The session.
+        id: String,
+        /// What is wrong.
+        source: SnapshotDocumentError,
+    },
+    /// `restore` without `--to` of an aborted session that had no checkout directory.
+    #[error("session {id} had no checkout directory; use `genesis restore {id} --to DIR`")]
+    NoCheckoutToRestore {
+        /// The session.
+        id: String,
+    },
+    /// The session's engine state names no manifest blob, which `open` always records: the
+    /// state file was edited or damaged (store corruption, exit 4).
+    #[error("session {id}: the engine state {} records no manifest (store corruption)", .path.display())]
+    StateWithoutManifest {
+        /// The session.
+        id: String,
+        /// Its engine state file (`sessions/<id>.state`).
+        path: PathBuf,
+    },
+    /// A file-system operation on the workspace failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError + '_ {
+    move |source| EngineError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// One path in an [`EngineError::Conflict`]: a workspace path (or, for a checkout directory, the
+/// directory) and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathConflict {
+    /// The path, relative to the workspace root (or the checkout directory as shown).
+    pub path: String,
+    /// What is wrong there.
+    pub kind: ConflictKind,
+}
+
+impl std::fmt::Display for PathConflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.kind)
+    }
+}
+
+impl PathConflict {
+    /// A conflict at `path`.
+    pub fn new(path: impl Into<String>, kind: ConflictKind) -> PathConflict {
+        PathConflict {
+            path: path.into(),
+            kind,
+        }
+    }
+
+    /// Sorts conflicts by path, then by message: the order they are reported in.
+    pub fn sort(list: &mut [PathConflict]) {
+        list.sort_by_cached_key(|c| (c.path.clone(), c.kind.to_string()));
+    }
+}
+
+/// Why a path stops an apply, abort or restore (DESIGN sections 4 and 9). Each variant's
+/// message is the text after `path: ` in the CLI's conflict list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConflictKind {
+    /// A directory on the way is a symbolic link.
+    #[error("{0} is a symbolic link; nothing is written through links")]
+    LinkParent(String),
+    /// A directory on the way is a file this change does not delete.
+    #[error("{0} is a file where a directory is needed")]
+    FileParent(String),
+    /// The path is a directory (the change puts a file there) holding an entry the change
+    /// does not delete.
+    #[error(
+        "is a directory holding {0}, which this change does not delete; the file cannot replace it"
+    )]
+    ForeignEntry(String),
+    /// The path is a directory that cannot be read.
+    #[error("is a directory that cannot be read: {0}")]
+    UnreadableDir(String),
+    /// The session adds the path, but something is there.
+    #[error("exists on disk, but the session adds it")]
+    AddedButExists,
+    /// The base had the path; it is gone.
+    #[error("missing on disk; it was in the base snapshot")]
+    Missing,
+    /// The path is a symbolic link.
+    #[error("is a symbolic link on disk")]
+    Link,
+    /// The path is not a regular file (a directory, FIFO, …).
+    #[error("is not a regular file on disk")]
+    NotRegular,
+    /// As [`ConflictKind::NotRegular`], found by abort.
+    #[error("is not a regular file on disk; abort does not replace it")]
+    NotRegularForAbort,
+    /// The file's content is not the base's.
+    #[error("changed on disk since the session opened (base {base}, now {now})")]
+    Changed {
+        /// The base blob.
+        base: Digest,
+        /// The blob on disk.
+        now: Digest,
+    },
+    /// The file's executable bit is not the base's.
+    #[error("its executable bit changed on disk since the session opened")]
+    ModeChanged,
+    /// The file could not be read.
+    #[error("cannot be read: {0}")]
+    Unreadable(String),
+    /// An in-place session's workspace differs from its current snapshot.
+    #[error(
+        "differs from the session's current snapshot; record it with `genesis patch` and verify again"
+    )]
+    DiffersFromCurrent,
+    /// `apply --strict`: the workspace differs from the base here.
+    #[error("differs from the base snapshot (--strict)")]
+    DiffersFromBase,
+    /// The checkout directory is now a link or a file.
+    #[error(
+        "the checkout directory is now a link or a file; abort does not touch it (remove it, then abort again)"
+    )]
+    CheckoutReplaced,
+    /// The checkout directory is now another open session's.
+    #[error("is now the checkout of open session {0}; abort does not touch it")]
+    CheckoutOfOther(String),
+    /// A saved file is back in the checkout directory.
+    #[error("is in the checkout directory again; restore with --to DIR")]
+    BackInCheckout,
+    /// A saved path changed after abort saved it.
+    #[error("changed since it was saved; nothing restored (use --to DIR)")]
+    ChangedSinceSaved,
+}
+
+impl From<crate::store::SnapshotIntoError> for EngineError {
+    fn from(e: crate::store::SnapshotIntoError) -> Self {
+        use crate::store::SnapshotIntoError as E;
+        match e {
+            E::Snapshot(s) => EngineError::Snapshot(s),
+            E::Store(s) => EngineError::Store(s),
+            E::Ingest { path, source } => EngineError::Ingest { path, source },
+        }
+    }
+}

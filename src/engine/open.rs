@@ -1,0 +1,151 @@
+//! `open` (DESIGN section 4): snapshot the workspace and start a session.
+
+use super::*;
+
+/// Options for [`Engine::open`].
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// The session id. Default: a fresh UUIDv7.
+    pub session: Option<SessionId>,
+    /// The manifest path relative to the root. Default: `genesis.json`.
+    pub manifest: Option<WorkspacePath>,
+    /// Materialise the base snapshot into this directory for the agent to edit (it must not
+    /// exist or be empty, and must lie outside the workspace unless inside the store).
+    /// Default: none.
+    pub checkout: Option<PathBuf>,
+    /// The agent edits the workspace itself; patches are recorded from it, `abort` restores
+    /// the base, `apply` finalises. Default: false.
+    pub in_place: bool,
+}
+
+/// What [`Engine::open`] did.
+#[derive(Debug, Clone)]
+pub struct OpenOutcome {
+    /// The new session document.
+    pub session: Session,
+    /// Entries left out of the base snapshot (links, FIFOs, …).
+    pub skipped: Vec<Skipped>,
+    /// Groups of names in the base snapshot equal under case folding or NFC
+    /// ([`Snapshot::fold_collisions`]); such a base cannot be checked out on macOS or Windows.
+    pub collisions: Vec<Vec<String>>,
+    /// The checkout directory, if one was made.
+    pub checkout: Option<PathBuf>,
+}
+
+impl Engine {
+    /// Opens a session on the workspace as it is now (DESIGN section 4, `open`).
+    ///
+    /// # Errors
+    /// [`ManifestError::Missing`] (says to run `genesis init` or pass `--manifest`), an invalid
+    /// manifest, [`SessionError::Exists`], snapshot errors, and [`EngineError::CheckoutInPlace`],
+    /// [`EngineError::ManifestNotInSnapshot`], and [`EngineError::BadDirectory`] or
+    /// [`EngineError::NotApart`] for a checkout directory that is not empty or lies inside the
+    /// workspace.
+    pub fn open(&self, opts: &OpenOptions) -> Result<OpenOutcome, EngineError> {
+        let _lock = self.lock()?;
+        let id = opts.session.clone().unwrap_or_else(SessionId::generate);
+        if session::exists(&self.store, &id) {
+            return Err(SessionError::Exists(id).into());
+        }
+        let manifest_rel = match &opts.manifest {
+            Some(m) => m.clone(),
+            None => WorkspacePath::new(DEFAULT_MANIFEST).expect("valid"),
+        };
+        let root = self.workspace.root();
+        let manifest = Manifest::load(&manifest_rel.to_fs_path(root))?;
+        if let Some(dir) = &opts.checkout {
+            if opts.in_place {
+                return Err(EngineError::CheckoutInPlace);
+            }
+            self.check_checkout_dir(dir)?;
+        }
+        let (outcome, _) = self
+            .store
+            .snapshot_into(root, &self.snapshot_options(&manifest)?)?;
+        let Some(mfile) = outcome.snapshot.get(manifest_rel.as_str()).cloned() else {
+            return Err(EngineError::ManifestNotInSnapshot { path: manifest_rel });
+        };
+        // The manifest as stored (the exact bytes the obligations will come from).
+        let manifest_bytes = self.store.read_object(&mfile.blob)?;
+        Manifest::from_bytes(&manifest_bytes, &manifest_rel.to_fs_path(root))?;
+        let identity = outcome.snapshot.identity();
+        let session = Session {
+            schema: SESSION_SCHEMA.into(),
+            session: id,
+            package_manifest: manifest_rel,
+            base_snapshot: identity,
+            current_snapshot: identity,
+            status: Status::Open,
+            patches: Vec::new(),
+            verification: None,
+        };
+        let state = SessionState {
+            snapshots: vec![SnapshotState {
+                identity,
+                executable: outcome.executable.clone(),
+            }],
+            manifest_blob: Some(mfile.blob),
+            checkout: opts.checkout.clone(),
+            logs: Vec::new(),
+            in_place: opts.in_place,
+            events: Default::default(),
+            saved: None,
+            // Found by the scan itself: the tracked files its walk left out (no extra cost).
+            base_tracked: Some(outcome.tracked_only.clone()),
+        };
+        if let Some(dir) = &opts.checkout {
+            materialize(
+                &self.store,
+                &outcome.snapshot,
+                &outcome.executable,
+                dir,
+                &MaterializeOptions {
+                    durable: false,
+                    snapshot: self.snapshot_options(&manifest)?,
+                    modes_from: Some(self.workspace.root().to_path_buf()),
+                },
+            )?;
+        }
+        session::save(&self.store, &session, &state)?;
+        Ok(OpenOutcome {
+            session,
+            collisions: outcome.snapshot.fold_collisions(),
+            skipped: outcome.skipped,
+            checkout: opts.checkout.clone(),
+        })
+    }
+
+    /// A directory Genesis writes for the agent or the obligations must lie apart from the
+    /// workspace and the store: not equal to, inside, or above either, and not `/`.
+    pub(super) fn check_apart(&self, dir: &Path, option: &'static str) -> Result<(), EngineError> {
+        let (root, store) = (self.workspace.root(), self.workspace.store_dir());
+        if !crate::path::lies_apart(dir, &[root, store]) {
+            return Err(EngineError::NotApart {
+                dir: dir.to_path_buf(),
+                option,
+                workspace: absolute_resolved(root),
+                store: absolute_resolved(store),
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_checkout_dir(&self, dir: &Path) -> Result<(), EngineError> {
+        if let Ok(md) = std::fs::symlink_metadata(dir) {
+            if !md.is_dir() {
+                return Err(EngineError::BadDirectory {
+                    dir: dir.to_path_buf(),
+                    reason: "--checkout must be a new or empty directory",
+                });
+            }
+            let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
+            if rd.next().is_some() {
+                return Err(EngineError::BadDirectory {
+                    dir: dir.to_path_buf(),
+                    reason: "--checkout directory is not empty",
+                });
+            }
+        }
+        self.check_apart(dir, "--checkout")
+    }
+}

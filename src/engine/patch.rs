@@ -1,0 +1,352 @@
+//! `patch` (DESIGN section 4): record a diff or a directory state as a patch, in the store.
+
+use super::*;
+
+/// What a patch is made from.
+#[derive(Debug, Clone, Copy)]
+pub enum PatchInput<'a> {
+    /// A git-style unified diff (bytes as submitted).
+    Diff(&'a [u8]),
+    /// A directory whose snapshot becomes the new state.
+    Dir(&'a Path),
+    /// The workspace itself (in-place sessions).
+    Workspace,
+}
+
+/// What [`Engine::patch`] did.
+#[derive(Debug, Clone)]
+pub struct PatchOutcome {
+    /// The session document after the patch.
+    pub session: Session,
+    /// The new entry, or `None` when `--from DIR` found no change (nothing recorded).
+    pub entry: Option<PatchEntry>,
+    /// Paths the patch changes, sorted.
+    pub changes: Vec<Change>,
+    /// Lines the patch adds (text files).
+    pub lines_added: u64,
+    /// Lines the patch removes (text files).
+    pub lines_removed: u64,
+    /// The static rules for the new snapshot.
+    pub static_results: Vec<StaticResult>,
+    /// The verification, when `verify` was asked for.
+    pub verification: Option<VerifyOutcome>,
+    /// Entries of a recorded directory left out (links, FIFOs, …).
+    pub skipped: Vec<Skipped>,
+}
+
+/// What a patch gives: the new snapshot, its executable paths, and the patch text recorded.
+type Patched = (Snapshot, BTreeSet<WorkspacePath>, Vec<u8>);
+
+impl Engine {
+    /// Records a patch (DESIGN section 4, `patch`): applies a diff to the current snapshot in
+    /// the store (never the workspace), or takes a directory's snapshot as the new state. All
+    /// or nothing. With `verify`, also verifies the new snapshot.
+    ///
+    /// # Errors
+    /// [`EngineError::NotOpen`], [`EngineError::Patch`] (names the file, hunk and line),
+    /// [`EngineError::PatchInputMismatch`], [`EngineError::Unsafe`], [`EngineError::LeftOut`],
+    /// [`EngineError::OverLimit`] or [`EngineError::FileUnderFile`] when the result breaks the
+    /// v0.1 rules, [`EngineError::TooManyPatches`] when the session already holds 4096
+    /// patches; [`EngineError::Diff`] (a corrupt store object is exit 4).
+    pub fn patch(
+        &self,
+        id: &str,
+        input: PatchInput<'_>,
+        verify: Option<(&VerifyOptions, &mut dyn Observer)>,
+    ) -> Result<PatchOutcome, EngineError> {
+        let lock = self.lock()?;
+        let (mut session, mut state) = self.load_open(id)?;
+        if session.patches.len() >= MAX_PATCHES {
+            return Err(EngineError::TooManyPatches {
+                id: id.to_owned(),
+                limit: MAX_PATCHES,
+            });
+        }
+        let manifest = self.manifest_of(&state, &session)?;
+        let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        let root = self.workspace.root().to_path_buf();
+        let input = match (input, state.in_place) {
+            (PatchInput::Workspace, true) => PatchInput::Dir(&root),
+            (PatchInput::Workspace, false) => {
+                return Err(EngineError::PatchInputMismatch {
+                    id: id.to_owned(),
+                    in_place: false,
+                });
+            }
+            (_, true) => {
+                return Err(EngineError::PatchInputMismatch {
+                    id: id.to_owned(),
+                    in_place: true,
+                });
+            }
+            (other, false) => other,
+        };
+        let mut skipped = Vec::new();
+        let (new_snapshot, new_exec, text) = match input {
+            PatchInput::Workspace => unreachable!("mapped above"),
+            PatchInput::Diff(bytes) => self.patched_by_diff(id, bytes, &current, &manifest)?,
+            PatchInput::Dir(dir) => match self.patched_by_dir(id, dir, &current, &manifest)? {
+                (Some(patched), dir_skipped) => {
+                    skipped = dir_skipped;
+                    patched
+                }
+                (None, dir_skipped) => {
+                    drop(lock);
+                    return Ok(PatchOutcome {
+                        session,
+                        entry: None,
+                        changes: Vec::new(),
+                        lines_added: 0,
+                        lines_removed: 0,
+                        static_results: Vec::new(),
+                        verification: None,
+                        skipped: dir_skipped,
+                    });
+                }
+            },
+        };
+        let new_tree = Tree::from_parts(&self.store, new_snapshot.clone(), new_exec.clone());
+        let change_list = changes(&current, &new_tree);
+        let (lines_added, lines_removed) = crate::diff::stats(&current, &new_tree, &change_list)
+            .map(|st| {
+                st.iter()
+                    .fold((0, 0), |(a, r), s| (a + s.added, r + s.removed))
+            })
+            .unwrap_or((0, 0));
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let static_results = static_checks(&manifest, self.workspace.root(), &base, &new_tree);
+        let patch_digest = self.store.write_object(&text)?;
+        self.store.write_snapshot(&new_snapshot, &new_exec)?;
+        let entry = PatchEntry {
+            patch: patch_digest,
+            before_snapshot: session.current_snapshot,
+            after_snapshot: new_snapshot.identity(),
+            obligations_ok: static_results.iter().all(|s| s.passed),
+            acceptance: None,
+        };
+        session.patches.push(entry.clone());
+        session.current_snapshot = new_snapshot.identity();
+        session.verification = None;
+        state.snapshots.push(SnapshotState {
+            identity: new_snapshot.identity(),
+            executable: new_exec,
+        });
+        state.logs.clear();
+        session::save(&self.store, &session, &state)?;
+        drop(lock);
+        let mut outcome = PatchOutcome {
+            session,
+            entry: Some(entry),
+            changes: change_list,
+            lines_added,
+            lines_removed,
+            static_results,
+            verification: None,
+            skipped,
+        };
+        if let Some((vopts, observer)) = verify {
+            let v = self.verify_inner(id, vopts, observer, true)?;
+            outcome.session = v.session.clone();
+            outcome.entry = outcome.session.patches.last().cloned();
+            outcome.verification = Some(v);
+        }
+        Ok(outcome)
+    }
+
+    /// The snapshot, executable bits and text a submitted diff gives on `current`, with every
+    /// rule checked (forbidden paths, file-system limits, membership); the new blobs are
+    /// stored only once all passed.
+    fn patched_by_diff(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        current: &Tree,
+        manifest: &Manifest,
+    ) -> Result<Patched, EngineError> {
+        let outcome = apply_patch(bytes, &TreeImage(current), &patch_rules(manifest))?;
+        for p in outcome.changes.keys() {
+            if let Some(reason) = forbidden_path(p) {
+                return Err(EngineError::Unsafe {
+                    path: p.to_string(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        let written: Vec<WorkspacePath> = outcome
+            .changes
+            .iter()
+            .filter(|(_, c)| matches!(c, FileChange::Write { .. }))
+            .map(|(p, _)| p.clone())
+            .collect();
+        let (snap, exec, pending) = self.apply_changes(current, outcome.changes)?;
+        self.check_fs_limits(id, written.iter(), &snap)?;
+        let tracked = self.tracked()?;
+        let left_out = crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
+            match pending.get(&f.blob) {
+                Some(data) => Ok(data.clone()),
+                None => self.store.read_object(&f.blob),
+            }
+        })?;
+        if !left_out.is_empty() {
+            return Err(EngineError::LeftOut { paths: left_out });
+        }
+        // Every check passed: only now does anything reach the store.
+        for data in pending.values() {
+            self.store.write_object(data)?;
+        }
+        Ok((snap, exec, bytes.to_vec()))
+    }
+
+    /// The snapshot, executable bits and the diff Genesis writes for the directory `dir`
+    /// (`None` when it equals `current`), and the entries its snapshot left out. The diff goes
+    /// through the same rules as a submitted one.
+    fn patched_by_dir(
+        &self,
+        id: &str,
+        dir: &Path,
+        current: &Tree,
+        manifest: &Manifest,
+    ) -> Result<(Option<Patched>, Vec<Skipped>), EngineError> {
+        let (out, _) = self
+            .store
+            .snapshot_into(dir, &self.snapshot_options(manifest)?)?;
+        let new_tree = Tree::from_parts(&self.store, out.snapshot.clone(), out.executable.clone());
+        let list = changes(current, &new_tree);
+        if list.is_empty() {
+            return Ok((None, out.skipped));
+        }
+        for c in &list {
+            if let Some(reason) = forbidden_path(&c.path) {
+                return Err(EngineError::Unsafe {
+                    path: c.path.to_string(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        self.check_fs_limits(
+            id,
+            list.iter().filter(|c| c.new.is_some()).map(|c| &c.path),
+            &out.snapshot,
+        )?;
+        let mut text = Vec::new();
+        write_git_diff(
+            current,
+            &new_tree,
+            &list,
+            &DiffOptions::default(),
+            &mut text,
+        )?;
+        // The text goes through exactly the rules a submitted diff does, so what is
+        // recorded always replays: a directory state the patch rules refuse (two names
+        // that differ only by case, a path over the limits) is refused here too.
+        let again = apply_patch(&text, &TreeImage(current), &patch_rules(manifest))?;
+        let (snap, exec, _) = self.apply_changes(current, again.changes)?;
+        if snap.identity() != out.snapshot.identity() || exec != out.executable {
+            return Err(EngineError::DirNotReproduced {
+                dir: dir.to_path_buf(),
+                written: snap.identity(),
+                expected: out.snapshot.identity(),
+            });
+        }
+        Ok((Some((out.snapshot, out.executable, text)), out.skipped))
+    }
+
+    /// Refuses (exit 2) a patch whose result this system could not verify or apply: a path it
+    /// writes with a component over [`crate::path::NAME_MAX`], or that, joined to the workspace
+    /// root (with apply's staging name `.genesis-tmp-<session>-<n>` in place of its file name),
+    /// is over [`crate::path::PATH_MAX`]; or **any** path of the result tree (`result`, also
+    /// the files the patch did not touch, since verify writes them all) that the default verify
+    /// scratch directory (`$TMPDIR/genesis-verify-<session>-XXXXXX`, with the materialiser's
+    /// `.genesis-tmp-XXXXXX`) would push over those limits. Only paths longer than the shortest
+    /// possible failure are examined (one length comparison a file). The lengths are those of
+    /// this machine at patch time.
+    fn check_fs_limits<'p>(
+        &self,
+        id: &str,
+        written: impl Iterator<Item = &'p WorkspacePath>,
+        result: &Snapshot,
+    ) -> Result<(), EngineError> {
+        use crate::path::FsPlace;
+        let root = absolute_resolved(self.workspace.root());
+        // Journal ops are numbered below 2 × 4096 (base plus current files): 4 digits; 5 kept.
+        let staging = ".genesis-tmp-".len() + id.len() + 1 + 5;
+        let places = [
+            FsPlace {
+                what: format!("the workspace {}", root.display()),
+                dir_len: root.as_os_str().len(),
+                temp_name_len: staging,
+            },
+            verify_place(&std::env::temp_dir(), id, true),
+        ];
+        for p in written {
+            crate::path::check_fs_limits(p, &places)?;
+        }
+        for f in result.files() {
+            crate::path::check_fs_limits(&f.path, &places[1..])?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn apply_changes(
+        &self,
+        current: &Tree,
+        changes: BTreeMap<WorkspacePath, FileChange>,
+    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>, Pending), EngineError> {
+        let mut pending = Pending::new();
+        let mut files: BTreeMap<WorkspacePath, SnapshotFile> = current
+            .snapshot
+            .files()
+            .iter()
+            .map(|f| (f.path.clone(), f.clone()))
+            .collect();
+        let mut exec = current.executable.clone();
+        for (path, change) in changes {
+            match change {
+                FileChange::Delete => {
+                    files.remove(&path);
+                    exec.remove(&path);
+                }
+                FileChange::Write { data, executable } => {
+                    let blob = Digest::of(&data);
+                    files.insert(
+                        path.clone(),
+                        SnapshotFile {
+                            path: path.clone(),
+                            blob,
+                            bytes: data.len() as u64,
+                        },
+                    );
+                    pending.insert(blob, data);
+                    if executable {
+                        exec.insert(path);
+                    } else {
+                        exec.remove(&path);
+                    }
+                }
+            }
+        }
+        // A file and a directory of the same name cannot both exist.
+        let names: BTreeSet<&str> = files.keys().map(WorkspacePath::as_str).collect();
+        for p in &names {
+            let mut prefix = *p;
+            while let Some((parent, _)) = prefix.rsplit_once('/') {
+                if names.contains(parent) {
+                    return Err(EngineError::FileUnderFile {
+                        parent: parent.to_owned(),
+                        path: (*p).to_owned(),
+                    });
+                }
+                prefix = parent;
+            }
+        }
+        let snap = Snapshot::from_files(files.into_values().collect()).map_err(|e| match e {
+            SnapshotDocumentError::TooManyFiles { count } => EngineError::OverLimit {
+                what: "files",
+                limit: crate::snapshot::MAX_FILES,
+                actual: count,
+            },
+            other => EngineError::SnapshotDocument(other),
+        })?;
+        Ok((snap, exec, pending))
+    }
+}

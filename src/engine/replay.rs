@@ -1,0 +1,80 @@
+//! `replay`: re-derive every recorded snapshot from the stored patch texts.
+
+use super::*;
+
+/// One patch's result in [`Engine::replay`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayStep {
+    /// Index in `patches`.
+    pub index: usize,
+    /// The recorded `after_snapshot`.
+    pub recorded: Digest,
+    /// What the stored patch text gives now (`None` when it no longer applies).
+    pub replayed: Option<Digest>,
+    /// Whether executable bits also match.
+    pub modes_match: bool,
+    /// Why it failed to apply, if it did.
+    pub error: Option<String>,
+}
+
+impl ReplayStep {
+    /// Whether the replayed snapshot equals the recorded one.
+    pub fn matches(&self) -> bool {
+        self.replayed == Some(self.recorded) && self.modes_match
+    }
+}
+
+impl Engine {
+    /// Re-derives every `after_snapshot` from the stored patch texts, in order, each applied
+    /// to its recorded `before_snapshot`. Every snapshot document the session names is read
+    /// and checked first, also when there is no patch.
+    ///
+    /// # Errors
+    /// Session and store errors (a stored snapshot document with a key twice is
+    /// [`StoreError::DuplicateKey`]); a patch that no longer applies is reported in its step.
+    pub fn replay(&self, id: &str) -> Result<Vec<ReplayStep>, EngineError> {
+        let (session, state) = session::load(&self.store, id)?;
+        // Every snapshot the session names is read (strictly), also with no patch to replay,
+        // so a stored document that was edited is reported, not trusted by its name.
+        for s in &state.snapshots {
+            self.store.read_snapshot(&s.identity)?;
+        }
+        let manifest = self.manifest_of(&state, &session)?;
+        let popts = patch_rules(&manifest);
+        let mut steps = Vec::new();
+        for (i, entry) in session.patches.iter().enumerate() {
+            let before = self.tree(
+                &entry.before_snapshot,
+                state.snapshots[i].executable.clone(),
+            )?;
+            let text = self.store.read_object(&entry.patch)?;
+            let step = match apply_patch(&text, &TreeImage(&before), &popts) {
+                Ok(out) => match self.apply_changes(&before, out.changes) {
+                    Ok((snap, exec, _)) => ReplayStep {
+                        index: i,
+                        recorded: entry.after_snapshot,
+                        replayed: Some(snap.identity()),
+                        modes_match: exec == state.snapshots[i + 1].executable,
+                        error: None,
+                    },
+                    Err(e) => ReplayStep {
+                        index: i,
+                        recorded: entry.after_snapshot,
+                        replayed: None,
+                        modes_match: false,
+                        error: Some(e.to_string()),
+                    },
+                },
+                Err(e) => ReplayStep {
+                    index: i,
+                    recorded: entry.after_snapshot,
+                    replayed: None,
+                    modes_match: false,
+                    error: Some(e.to_string()),
+                },
+            };
+            steps.push(step);
+        }
+        Ok(steps)
+    }
+}

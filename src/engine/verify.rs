@@ -1,0 +1,296 @@
+//! `verify` (DESIGN sections 4 and 5): run the obligations on the current snapshot and
+//! record the acceptance.
+
+use super::*;
+
+/// Options for [`Engine::verify`].
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Run obligations in this directory, synced incrementally (build caches survive).
+    /// Default: a fresh scratch directory, removed afterwards.
+    pub workdir: Option<PathBuf>,
+    /// Extra environment variables for the obligations. Default: none.
+    pub env: Vec<(String, String)>,
+    /// Values that must never be stored or shown: they are replaced by `[REDACTED]` in the
+    /// obligations' stored output and in what observers see. Default: none.
+    pub secrets: Vec<String>,
+    /// Extra command obligations for this verification (a BPT request's `commands.post`),
+    /// run after the manifest's. Default: none.
+    pub extra_obligations: Vec<crate::manifest::Obligation>,
+}
+
+/// What [`Engine::verify`] did.
+#[derive(Debug, Clone)]
+pub struct VerifyOutcome {
+    /// The session document after verification.
+    pub session: Session,
+    /// The acceptance record.
+    pub record: AcceptanceRecord,
+    /// Its hash.
+    pub acceptance: Digest,
+    /// Each command obligation's result, with output.
+    pub results: Vec<CommandResult>,
+}
+
+impl Engine {
+    /// Verifies the current snapshot (DESIGN section 4, `verify`): materialises it, runs each
+    /// command obligation of the manifest **as it is in the base snapshot**, stores outputs as
+    /// log objects and the acceptance record, and writes `verification`.
+    ///
+    /// # Errors
+    /// [`EngineError::NotOpen`]; [`EngineError::Conflict`] if another patch landed while the
+    /// obligations ran; materialisation and store errors.
+    pub fn verify(
+        &self,
+        id: &str,
+        opts: &VerifyOptions,
+        observer: &mut dyn Observer,
+    ) -> Result<VerifyOutcome, EngineError> {
+        self.verify_inner(id, opts, observer, false)
+    }
+
+    /// [`Engine::verify`], and when the last patch's `after_snapshot` is the verified snapshot,
+    /// also records the acceptance in that patch entry (as `patch --verify` does). For callers
+    /// that record a patch and then verify it in a second call (`genesis bpt`).
+    ///
+    /// # Errors
+    /// As [`Engine::verify`].
+    pub fn verify_patch(
+        &self,
+        id: &str,
+        opts: &VerifyOptions,
+        observer: &mut dyn Observer,
+    ) -> Result<VerifyOutcome, EngineError> {
+        self.verify_inner(id, opts, observer, true)
+    }
+
+    pub(super) fn verify_inner(
+        &self,
+        id: &str,
+        opts: &VerifyOptions,
+        observer: &mut dyn Observer,
+        mark_last_patch: bool,
+    ) -> Result<VerifyOutcome, EngineError> {
+        let (session, state) = {
+            let _lock = self.lock()?;
+            self.load_open(id)?
+        };
+        let manifest = self.manifest_of(&state, &session)?;
+        let current = self.tree(&session.current_snapshot, state.current_executable())?;
+        let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        let static_results = static_checks(&manifest, self.workspace.root(), &base, &current);
+        let (workdir, _scratch) = self.prepare_workdir(id, opts, &current, &manifest)?;
+        let mut env = vec![
+            ("GENESIS_SESSION".to_owned(), id.to_owned()),
+            (
+                "GENESIS_SNAPSHOT".to_owned(),
+                session.current_snapshot.to_string(),
+            ),
+        ];
+        env.extend(opts.env.iter().cloned());
+        let redactor = crate::events::Redactor::new(opts.secrets.clone());
+        let mut results = Vec::new();
+        let mut logs = Vec::new();
+        let obligations: Vec<&crate::manifest::Obligation> = manifest
+            .obligations
+            .iter()
+            .chain(opts.extra_obligations.iter())
+            .collect();
+        let total = obligations.len();
+        for (index, ob) in obligations.into_iter().enumerate() {
+            if crate::obligation::interrupted() {
+                return Err(EngineError::Interrupted(ob.id.clone()));
+            }
+            observer.obligation_started(&ob.id, &ob.run, index, total);
+            let r = run_redacted(ob, &workdir, &env, &redactor, observer);
+            observer.obligation_finished(&r, index, total);
+            if r.interrupted {
+                return Err(EngineError::Interrupted(ob.id.clone()));
+            }
+            logs.push(ObligationLog {
+                id: ob.id.clone(),
+                snapshot: session.current_snapshot,
+                stdout: self.store.write_object(&r.stdout)?,
+                stderr: self.store.write_object(&r.stderr)?,
+                exit_code: r.exit_code,
+                timed_out: r.timed_out,
+                seconds: r.seconds,
+            });
+            results.push(r);
+        }
+        let manifest_blob = state.manifest_blob.expect("checked by manifest_of");
+        let record = AcceptanceRecord::new(
+            session.current_snapshot,
+            manifest_blob,
+            static_results,
+            &results,
+        );
+        let acceptance = self.store.write_object(&record.canonical_bytes())?;
+        let _lock = self.lock()?;
+        let (mut session2, mut state2) = self.load_open(id)?;
+        if session2.current_snapshot != session.current_snapshot {
+            return Err(EngineError::SessionMoved {
+                id: id.to_owned(),
+                verified: session.current_snapshot,
+                now: session2.current_snapshot,
+            });
+        }
+        session2.verification = Some(Verification {
+            snapshot: session.current_snapshot,
+            acceptance,
+            obligations_ok: record.obligations_ok,
+        });
+        if mark_last_patch
+            && let Some(last) = session2.patches.last_mut()
+            && last.after_snapshot == session.current_snapshot
+        {
+            last.acceptance = Some(acceptance);
+        }
+        state2.logs = logs;
+        session::save(&self.store, &session2, &state2)?;
+        Ok(VerifyOutcome {
+            session: session2,
+            record,
+            acceptance,
+            results,
+        })
+    }
+
+    /// The directory verify runs the obligations in, holding exactly `current`: the
+    /// `--workdir` (checked, synced, marked with [`WORKDIR_MARKER`]) or a fresh scratch
+    /// directory, returned with its guard (removed when dropped). Every path is first checked
+    /// against the file-system limits there.
+    fn prepare_workdir(
+        &self,
+        id: &str,
+        opts: &VerifyOptions,
+        current: &Tree,
+        manifest: &Manifest,
+    ) -> Result<(PathBuf, Option<tempfile::TempDir>), EngineError> {
+        // Every file of the snapshot is written under the directory: refuse before anything is
+        // made, naming the path and the limit, rather than fail half way with an I/O error (the
+        // limits at patch time used the TMPDIR of that moment).
+        let place = match &opts.workdir {
+            Some(d) => verify_place(d, id, false),
+            None => verify_place(&std::env::temp_dir(), id, true),
+        };
+        for f in current.snapshot.files() {
+            crate::path::check_fs_limits(&f.path, std::slice::from_ref(&place))
+                .map_err(|source| EngineError::VerifyPathLimit { source })?;
+        }
+        let mut scratch = None;
+        let workdir: PathBuf = match &opts.workdir {
+            Some(d) => {
+                self.check_workdir(d)?;
+                d.clone()
+            }
+            None => {
+                let dir = tempfile::Builder::new()
+                    .prefix(&format!("genesis-verify-{id}-"))
+                    .tempdir()
+                    .map_err(io_err(&std::env::temp_dir()))?;
+                let path = dir.path().to_path_buf();
+                scratch = Some(dir);
+                path
+            }
+        };
+        let mut mopts = MaterializeOptions {
+            durable: false,
+            snapshot: self.snapshot_options(manifest)?,
+            modes_from: Some(self.workspace.root().to_path_buf()),
+        };
+        mopts.snapshot.exclude.push(format!("/{WORKDIR_MARKER}"));
+        materialize(
+            &self.store,
+            &current.snapshot,
+            &current.executable,
+            &workdir,
+            &mopts,
+        )?;
+        if opts.workdir.is_some() {
+            let marker = workdir.join(WORKDIR_MARKER);
+            std::fs::write(&marker, b"This directory is a Genesis verify workdir; Genesis syncs it to each snapshot it verifies.\n")
+                .map_err(io_err(&marker))?;
+        }
+        Ok((workdir, scratch))
+    }
+
+    /// `verify --workdir DIR`: apart from the workspace and the store, and either new, empty,
+    /// or a directory Genesis used as a workdir before (it holds [`WORKDIR_MARKER`]) — so a
+    /// mistyped path never has its files deleted by the sync.
+    fn check_workdir(&self, dir: &Path) -> Result<(), EngineError> {
+        self.check_apart(dir, "--workdir")?;
+        match std::fs::symlink_metadata(dir) {
+            Err(_) => Ok(()),
+            Ok(md) if !md.is_dir() => Err(EngineError::BadDirectory {
+                dir: dir.to_path_buf(),
+                reason: "--workdir is not a directory",
+            }),
+            Ok(_) => {
+                let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
+                if rd.next().is_none() || dir.join(WORKDIR_MARKER).is_file() {
+                    Ok(())
+                } else {
+                    Err(EngineError::BadDirectory {
+                        dir: dir.to_path_buf(),
+                        reason: "--workdir is not empty and was not made by Genesis (no .genesis-workdir); give a new or empty directory",
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// Appends `data` to `partial` and takes out the longest prefix that is whole UTF-8 (invalid
+/// bytes become U+FFFD), keeping a character split across two reads for the next call.
+fn utf8_pieces(partial: &mut Vec<u8>, data: &[u8]) -> String {
+    partial.extend_from_slice(data);
+    let cut = match std::str::from_utf8(partial) {
+        Ok(_) => partial.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => partial.len(),
+    };
+    let text = String::from_utf8_lossy(&partial[..cut]).into_owned();
+    partial.drain(..cut);
+    text
+}
+
+/// Runs the command obligation `ob` in `workdir` with `env`, streaming its output to
+/// `observer` as whole UTF-8 pieces with every secret of `redactor` replaced (a secret split
+/// across two reads included); the stored output is redacted the same way.
+fn run_redacted(
+    ob: &crate::manifest::Obligation,
+    workdir: &Path,
+    env: &[(String, String)],
+    redactor: &crate::events::Redactor,
+    observer: &mut dyn Observer,
+) -> CommandResult {
+    let mut carry = [String::new(), String::new()];
+    let mut partial: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    let mut r = run_command(ob, workdir, env, &mut |stream, data| {
+        let slot = usize::from(stream == crate::events::Stream::Stderr);
+        let text = utf8_pieces(&mut partial[slot], data);
+        let clean = redactor.redact_chunk(&mut carry[slot], &text, false);
+        if !clean.is_empty() {
+            observer.obligation_output(&ob.id, stream, clean.as_bytes());
+        }
+    });
+    for (slot, stream) in [crate::events::Stream::Stdout, crate::events::Stream::Stderr]
+        .into_iter()
+        .enumerate()
+    {
+        let rest = redactor.redact_chunk(&mut carry[slot], "", true);
+        if !rest.is_empty() {
+            observer.obligation_output(&ob.id, stream, rest.as_bytes());
+        }
+    }
+    if !redactor.is_empty() {
+        r.stdout = redactor
+            .redact(&String::from_utf8_lossy(&r.stdout))
+            .into_bytes();
+        r.stderr = redactor
+            .redact(&String::from_utf8_lossy(&r.stderr))
+            .into_bytes();
+    }
+    r
+}

@@ -1,0 +1,248 @@
+//! The one typed mapping from a library error to what a front end reports (DESIGN sections 7
+//! and 8): every error type has a `kind()`, and an [`ErrorKind`] has one exit status, one
+//! event code and one `retryable` flag. The mapping follows variants, never message text.
+//!
+//! Nested errors (a store error inside a session error, …) take the kind of the innermost
+//! error, so store corruption is [`ErrorKind::Io`] (exit 4) wherever it is found.
+
+use crate::diff::DiffError;
+use crate::engine::EngineError;
+use crate::journal::JournalError;
+use crate::manifest::ManifestError;
+use crate::session::SessionError;
+use crate::snapshot::SnapshotError;
+use crate::store::{SnapshotIntoError, StoreError};
+use crate::workspace::OptionsError;
+
+/// The class of a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// Bad input or usage: an invalid document, diff, path or argument; no store; an unknown
+    /// snapshot or session. Exit 2, event code `bad-input`.
+    BadInput,
+    /// The session is not in a state for the operation (not open, not verified, moved on,
+    /// nothing to restore), or a write was refused as unsafe. Exit 3, `session-not-open`.
+    State,
+    /// Another process holds the store lock. Exit 3, `store-locked`, retryable.
+    Locked,
+    /// The workspace changed under the session ([`EngineError::Conflict`]). Exit 3,
+    /// `apply-conflict`, reported as a failure of the session.
+    Conflict,
+    /// An I/O error, store corruption, or an interruption. Exit 4, `io-error`.
+    Io,
+}
+
+impl ErrorKind {
+    /// The exit status (DESIGN section 7): 2, 3 or 4.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorKind::BadInput => 2,
+            ErrorKind::State | ErrorKind::Locked | ErrorKind::Conflict => 3,
+            ErrorKind::Io => 4,
+        }
+    }
+
+    /// The event code (see [`crate::events::codes`]).
+    pub fn event_code(self) -> &'static str {
+        use crate::events::codes;
+        match self {
+            ErrorKind::BadInput => codes::BAD_INPUT,
+            ErrorKind::State => codes::SESSION_NOT_OPEN,
+            ErrorKind::Locked => codes::STORE_LOCKED,
+            ErrorKind::Conflict => codes::APPLY_CONFLICT,
+            ErrorKind::Io => codes::IO_ERROR,
+        }
+    }
+
+    /// Whether trying again later may succeed without any change (only a held lock).
+    pub fn retryable(self) -> bool {
+        self == ErrorKind::Locked
+    }
+}
+
+impl StoreError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            StoreError::NotFound(_)
+            | StoreError::NotAStore(_)
+            | StoreError::NoSuchSnapshot { .. }
+            | StoreError::Ambiguous { .. }
+            | StoreError::DuplicateKey { .. } => ErrorKind::BadInput,
+            StoreError::Locked { .. } => ErrorKind::Locked,
+            _ => ErrorKind::Io,
+        }
+    }
+}
+
+impl SnapshotError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SnapshotError::Walk { .. }
+            | SnapshotError::Read { .. }
+            | SnapshotError::Document(_)
+            | SnapshotError::Changed(_)
+            | SnapshotError::Tracked(_) => ErrorKind::Io,
+            _ => ErrorKind::BadInput,
+        }
+    }
+}
+
+impl SnapshotIntoError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SnapshotIntoError::Snapshot(e) => e.kind(),
+            SnapshotIntoError::Store(e) => e.kind(),
+            SnapshotIntoError::Ingest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl ManifestError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ManifestError::Io { .. } => ErrorKind::Io,
+            _ => ErrorKind::BadInput,
+        }
+    }
+}
+
+impl OptionsError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            OptionsError::Manifest(m) => m.kind(),
+            // An index that cannot be read: membership cannot be decided.
+            OptionsError::Tracked(_) => ErrorKind::Io,
+        }
+    }
+}
+
+impl DiffError {
+    /// See [`ErrorKind`]. A closed output pipe is [`ErrorKind::Io`] here; a front end may
+    /// treat it as a quiet end.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            DiffError::Snapshot(e) => e.kind(),
+            DiffError::Store(e) => e.kind(),
+            DiffError::NoContent(_) => ErrorKind::BadInput,
+            DiffError::Changed(_) | DiffError::Output(_) => ErrorKind::Io,
+        }
+    }
+}
+
+impl SessionError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SessionError::Store(s) => s.kind(),
+            SessionError::NotFound(_)
+            | SessionError::Exists(_)
+            | SessionError::DuplicateKey { .. } => ErrorKind::BadInput,
+            SessionError::Invalid { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl JournalError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            JournalError::Store(s) => s.kind(),
+            JournalError::Session(s) => s.kind(),
+            JournalError::Unsafe { .. } => ErrorKind::State,
+            JournalError::DuplicateKey { .. } => ErrorKind::BadInput,
+            JournalError::Io { .. } | JournalError::Invalid { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl EngineError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            EngineError::Store(s) => s.kind(),
+            EngineError::Session(s) => s.kind(),
+            EngineError::Manifest(m) => m.kind(),
+            EngineError::Snapshot(s) => s.kind(),
+            EngineError::Journal(j) => j.kind(),
+            EngineError::Diff(d) => d.kind(),
+            EngineError::Patch(_)
+            | EngineError::PathLimit(_)
+            | EngineError::VerifyPathLimit { .. }
+            | EngineError::Unsafe { .. }
+            | EngineError::CheckoutInPlace
+            | EngineError::ManifestNotInSnapshot { .. }
+            | EngineError::NotApart { .. }
+            | EngineError::BadDirectory { .. }
+            | EngineError::TooManyPatches { .. }
+            | EngineError::PatchInputMismatch { .. }
+            | EngineError::LeftOut { .. }
+            | EngineError::DirNotReproduced { .. }
+            | EngineError::FileUnderFile { .. }
+            | EngineError::OverLimit { .. }
+            | EngineError::SnapshotDocument(_)
+            | EngineError::SavedFilesInvalid { .. }
+            | EngineError::NoCheckoutToRestore { .. } => ErrorKind::BadInput,
+            EngineError::NotOpen { .. }
+            | EngineError::NotVerified { .. }
+            | EngineError::SessionMoved { .. }
+            | EngineError::NothingToRestore { .. } => ErrorKind::State,
+            EngineError::Conflict { .. } => ErrorKind::Conflict,
+            EngineError::Materialize(_)
+            | EngineError::Ingest { .. }
+            | EngineError::Io { .. }
+            | EngineError::Interrupted(_)
+            | EngineError::StateWithoutManifest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_has_one_exit_code_event_code_and_retryable() {
+        let all = [
+            (ErrorKind::BadInput, 2, "bad-input", false),
+            (ErrorKind::State, 3, "session-not-open", false),
+            (ErrorKind::Locked, 3, "store-locked", true),
+            (ErrorKind::Conflict, 3, "apply-conflict", false),
+            (ErrorKind::Io, 4, "io-error", false),
+        ];
+        for (k, code, event, retry) in all {
+            assert_eq!(
+                (k.exit_code(), k.event_code(), k.retryable()),
+                (code, event, retry)
+            );
+        }
+    }
+
+    #[test]
+    fn store_corruption_is_io_wherever_it_is_nested() {
+        let corrupt = || StoreError::Corrupt {
+            path: "objects/ab/cd".into(),
+            expected: crate::hash::Digest::EMPTY,
+            actual: crate::hash::Digest::of(b"x"),
+        };
+        assert_eq!(corrupt().kind(), ErrorKind::Io);
+        assert_eq!(EngineError::Store(corrupt()).kind(), ErrorKind::Io);
+        assert_eq!(
+            EngineError::Diff(DiffError::Store(corrupt())).kind(),
+            ErrorKind::Io
+        );
+        assert_eq!(SessionError::Store(corrupt()).kind(), ErrorKind::Io);
+        assert_eq!(
+            EngineError::StateWithoutManifest {
+                id: "s".into(),
+                path: "sessions/s.state".into()
+            }
+            .kind(),
+            ErrorKind::Io
+        );
+    }
+}

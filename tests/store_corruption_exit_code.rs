@@ -1,0 +1,91 @@
+//! Store corruption is exit 4 wherever it is found (DESIGN section 7): while `patch --from DIR`
+//! writes its diff from the stored blobs, and when a session's engine state lost the manifest
+//! it records. Before issue 10 both exited 2 (an `EngineError::Invalid(String)`).
+
+mod common;
+
+use common::{run_in, stderr, stdout, write_tree};
+
+const MANIFEST: &[u8] =
+    br#"{"schema": "genesis/manifest-v0.1", "obligations": [{"id": "t", "run": ["true"], "timeout_s": 10}]}
+"#;
+
+/// A workspace with a manifest and one text file, a store, and an open session; returns the
+/// workspace and the session id.
+fn open_session() -> (tempfile::TempDir, String) {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(
+        d.path(),
+        &[("genesis.json", MANIFEST), ("a.txt", b"one\ntwo\n")],
+    );
+    let o = run_in(d.path(), &["init"]);
+    // `init` keeps an existing genesis.json.
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let o = run_in(d.path(), &["open"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let id = stdout(&o).trim().to_owned();
+    (d, id)
+}
+
+#[test]
+fn corrupt_blob_read_while_writing_the_diff_of_patch_from_dir_exits_4() {
+    let (ws, id) = open_session();
+    let blob = genesis::Digest::of(b"one\ntwo\n");
+    let object = ws
+        .path()
+        .join(".genesis/objects")
+        .join(&blob.to_hex()[..2])
+        .join(&blob.to_hex()[2..]);
+    assert!(
+        object.is_file(),
+        "the base blob is stored at {}",
+        object.display()
+    );
+    std::fs::write(&object, b"not the content\n").unwrap();
+    let from = tempfile::tempdir().unwrap();
+    write_tree(
+        from.path(),
+        &[("genesis.json", MANIFEST), ("a.txt", b"one\nTWO\n")],
+    );
+    let o = run_in(
+        ws.path(),
+        &["patch", &id, "--from", from.path().to_str().unwrap()],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(4), "stderr: {err}");
+    let hex = blob.to_hex();
+    assert!(
+        err.contains(&format!(
+            ".genesis/objects/{}/{}: corrupt store object",
+            &hex[..2],
+            &hex[2..]
+        )),
+        "names the object: {err}"
+    );
+    // Nothing was recorded.
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(ws.path().join(format!(".genesis/sessions/{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(doc["patches"], serde_json::json!([]));
+}
+
+#[test]
+fn session_state_without_its_manifest_exits_4() {
+    let (ws, id) = open_session();
+    let state_path = ws.path().join(format!(".genesis/sessions/{id}.state"));
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    assert!(state["manifest_blob"].is_string(), "state: {state}");
+    state.as_object_mut().unwrap().remove("manifest_blob");
+    std::fs::write(&state_path, serde_json::to_vec(&state).unwrap()).unwrap();
+    let o = run_in(ws.path(), &["verify", &id]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(4), "stderr: {err}");
+    assert_eq!(
+        err,
+        format!(
+            "genesis: error: session {id}: the engine state ./.genesis/sessions/{id}.state records no manifest (store corruption)\n"
+        )
+    );
+}
