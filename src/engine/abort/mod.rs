@@ -533,8 +533,8 @@ impl Engine {
                     // base content here before it deletes the other spelling.
                     Ok(md)
                         if md.is_file()
-                            && crate::apply::same_file_as_a_deletion(
-                                &root,
+                            && crate::engine::apply::preconditions::same_file_as_a_deletion(
+                                root,
                                 c.path.as_str(),
                                 &md,
                                 &deleted,
