@@ -40,7 +40,8 @@ fn open(engine: &Engine, id: &str, in_place: bool) -> String {
     out.session.session.to_string()
 }
 
-const EDIT: &[u8] = b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n hello\n+world\n";
+const EDIT: &[u8] =
+    b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n hello\n+world\n";
 
 #[test]
 fn open_patch_verify_apply_writes_the_recorded_bytes() {
@@ -146,7 +147,8 @@ fn a_bad_hunk_is_a_patch_error_and_records_nothing() {
     let e = engine(d.path());
     let id = open(&e, "s4", false);
     let before = e.status(&id).unwrap().0;
-    let stale = b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-goodbye\n+bye\n";
+    let stale =
+        b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-goodbye\n+bye\n";
     let err = e.patch(&id, PatchInput::Diff(stale), None).unwrap_err();
     assert!(matches!(err, EngineError::Patch(_)), "{err:?}");
     assert_eq!(err.kind(), ErrorKind::BadInput);
@@ -202,7 +204,10 @@ fn a_second_session_with_the_same_id_is_refused() {
         })
         .unwrap_err();
     assert!(
-        matches!(err, EngineError::Session(genesis::session::SessionError::Exists(_))),
+        matches!(
+            err,
+            EngineError::Session(genesis::session::SessionError::Exists(_))
+        ),
         "{err:?}"
     );
 }

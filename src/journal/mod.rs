@@ -461,34 +461,72 @@ pub fn execute_with(
 ) -> Result<Vec<Rescued>, JournalError> {
     check_parents(root, journal)?;
     remove_stale_temps(root, journal);
-    let mut rescued = Vec::new();
-    if rescue {
-        for op in &journal.ops {
-            let target = op.path.to_fs_path(root);
-            let Ok(md) = std::fs::symlink_metadata(&target) else {
-                continue;
-            };
-            if !md.is_file()
-                || op.pre.as_ref().is_some_and(|s| holds(&target, s))
-                || op.post.as_ref().is_some_and(|s| holds(&target, s))
-            {
-                continue;
-            }
-            let (blob, bytes) = store.ingest_file(&target)?;
-            let mode = md.permissions().mode();
-            rescued.push(Rescued {
-                path: op.path.clone(),
-                blob,
-                bytes,
-                executable: mode & 0o100 != 0,
-                mode: mode & 0o777,
-            });
+    let rescued = if rescue {
+        rescue_files(store, root, journal)?
+    } else {
+        Vec::new()
+    };
+    // Phase 1: stage.
+    let staged = stage(store, root, journal)?;
+    // Phase 2: deletions, then the directories they leave empty.
+    let mut touched = delete(root, journal)?;
+    // Phase 3: directory spellings, directories and renames.
+    respell_dirs(root, journal, &mut touched)?;
+    for (n, tmp) in staged {
+        rename_staged(root, &journal.ops[n], &tmp, &mut touched)?;
+    }
+    // Phase 4: durable names.
+    for d in &touched {
+        if real_dir(d) {
+            fsync_dir(d)?;
         }
     }
-    // Phase 1: stage.
+    Ok(rescued)
+}
+
+/// Recovery's rescue: every regular file at a journal path that holds neither the pre nor the
+/// post state is copied into the store and returned.
+fn rescue_files(
+    store: &Store,
+    root: &Path,
+    journal: &Journal,
+) -> Result<Vec<Rescued>, JournalError> {
+    let mut rescued = Vec::new();
+    for op in &journal.ops {
+        let target = op.path.to_fs_path(root);
+        let Ok(md) = std::fs::symlink_metadata(&target) else {
+            continue;
+        };
+        if !md.is_file()
+            || op.pre.as_ref().is_some_and(|s| holds(&target, s))
+            || op.post.as_ref().is_some_and(|s| holds(&target, s))
+        {
+            continue;
+        }
+        let (blob, bytes) = store.ingest_file(&target)?;
+        let mode = md.permissions().mode();
+        rescued.push(Rescued {
+            path: op.path.clone(),
+            blob,
+            bytes,
+            executable: mode & 0o100 != 0,
+            mode: mode & 0o777,
+        });
+    }
+    Ok(rescued)
+}
+
+/// Phase 1: writes each post state that is not already in place to a temporary name beside
+/// its target (fsynced), and returns `(op index, temp path)`; on failure removes what it
+/// staged.
+fn stage(
+    store: &Store,
+    root: &Path,
+    journal: &Journal,
+) -> Result<Vec<(usize, PathBuf)>, JournalError> {
     let deleted = deleted_by_fold_key(journal);
     let mut staged: Vec<(usize, PathBuf)> = Vec::new();
-    let stage_result = (|| -> Result<(), JournalError> {
+    let result = (|| -> Result<(), JournalError> {
         for (n, op) in journal.ops.iter().enumerate() {
             let Some(post) = &op.post else { continue };
             let target = op.path.to_fs_path(root);
@@ -526,13 +564,18 @@ pub fn execute_with(
         }
         Ok(())
     })();
-    if let Err(e) = stage_result {
+    if let Err(e) = result {
         for (_, t) in &staged {
             let _ = std::fs::remove_file(t);
         }
         return Err(e);
     }
-    // Phase 2: deletions, then the directories they leave empty.
+    Ok(staged)
+}
+
+/// Phase 2: unlinks each deleted path, then removes the directories that leaves empty;
+/// returns the directories touched (to fsync).
+fn delete(root: &Path, journal: &Journal) -> Result<BTreeSet<PathBuf>, JournalError> {
     let mut touched: BTreeSet<PathBuf> = BTreeSet::new();
     for op in journal.ops.iter().filter(|o| o.post.is_none()) {
         let target = op.path.to_fs_path(root);
@@ -561,49 +604,50 @@ pub fn execute_with(
             dir = d.parent().map(Path::to_path_buf);
         }
     }
-    // Phase 3: directory spellings, directories and renames.
-    respell_dirs(root, journal, &mut touched)?;
-    for (n, tmp) in staged {
-        let op = &journal.ops[n];
-        let comps: Vec<&str> = op.path.components().collect();
-        let parent = make_dirs(root, &comps[..comps.len() - 1], &mut touched)?;
-        let target = parent.join(comps[comps.len() - 1]);
-        if let Ok(md) = std::fs::symlink_metadata(&target)
-            && md.is_dir()
-            && !md.file_type().is_symlink()
-        {
-            // A directory the deletions emptied, replaced by a file.
-            point(&format!("rmdir {}", target.display())).map_err(io(&target, true))?;
-            if let Err(e) = std::fs::remove_dir(&target) {
-                if e.raw_os_error() == Some(libc::ENOTEMPTY) {
-                    let first = std::fs::read_dir(&target)
-                        .ok()
-                        .and_then(|mut r| r.next())
-                        .and_then(Result::ok)
-                        .map(|e| e.file_name().to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    return Err(JournalError::Unsafe {
-                        path: op.path.to_string(),
-                        reason: format!(
-                            "is a directory still holding {}/{first}, which this change does not delete; move it out of the way, then run `genesis recover` to finish",
-                            op.path
-                        ),
-                    });
-                }
-                return Err(io(&target, true)(e));
+    Ok(touched)
+}
+
+/// Phase 3, one op: makes the target's directories, removes an emptied directory standing
+/// where the file goes (naming the blocking entry when it is not empty), and renames the
+/// staged file into place.
+fn rename_staged(
+    root: &Path,
+    op: &JournalOp,
+    tmp: &Path,
+    touched: &mut BTreeSet<PathBuf>,
+) -> Result<(), JournalError> {
+    let comps: Vec<&str> = op.path.components().collect();
+    let parent = make_dirs(root, &comps[..comps.len() - 1], touched)?;
+    let target = parent.join(comps[comps.len() - 1]);
+    if let Ok(md) = std::fs::symlink_metadata(&target)
+        && md.is_dir()
+        && !md.file_type().is_symlink()
+    {
+        // A directory the deletions emptied, replaced by a file.
+        point(&format!("rmdir {}", target.display())).map_err(io(&target, true))?;
+        if let Err(e) = std::fs::remove_dir(&target) {
+            if e.raw_os_error() == Some(libc::ENOTEMPTY) {
+                let first = std::fs::read_dir(&target)
+                    .ok()
+                    .and_then(|mut r| r.next())
+                    .and_then(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                return Err(JournalError::Unsafe {
+                    path: op.path.to_string(),
+                    reason: format!(
+                        "is a directory still holding {}/{first}, which this change does not delete; move it out of the way, then run `genesis recover` to finish",
+                        op.path
+                    ),
+                });
             }
-        }
-        point(&format!("rename {}", op.path)).map_err(io(&target, true))?;
-        std::fs::rename(&tmp, &target).map_err(io(&target, true))?;
-        touched.insert(parent);
-    }
-    // Phase 4: durable names.
-    for d in &touched {
-        if real_dir(d) {
-            fsync_dir(d)?;
+            return Err(io(&target, true)(e));
         }
     }
-    Ok(rescued)
+    point(&format!("rename {}", op.path)).map_err(io(&target, true))?;
+    std::fs::rename(tmp, &target).map_err(io(&target, true))?;
+    touched.insert(parent);
+    Ok(())
 }
 
 /// Steps 3 and 4: sets the session's final status and deletes the journal.
@@ -631,171 +675,5 @@ pub fn finish(store: &Store, journal: &Journal) -> Result<(), JournalError> {
     Ok(())
 }
 
-/// The journals left by interrupted changes, sorted by session.
-///
-/// # Errors
-/// [`JournalError::Invalid`] for a journal that cannot be parsed,
-/// [`JournalError::DuplicateKey`] for one with a member name twice.
-pub fn pending(store: &Store) -> Result<Vec<Journal>, JournalError> {
-    let dir = journal_dir(store);
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        return Ok(out);
-    };
-    let mut paths: Vec<PathBuf> = rd
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "json")
-                && !p
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with('.'))
-        })
-        .collect();
-    paths.sort();
-    for p in paths {
-        let bytes = std::fs::read(&p).map_err(|e| JournalError::Invalid {
-            path: p.clone(),
-            message: e.to_string(),
-        })?;
-        let j: Journal = crate::json::from_slice(&bytes).map_err(|e| match e {
-            crate::json::JsonError::Duplicate(source) => JournalError::DuplicateKey {
-                path: p.clone(),
-                source,
-            },
-            e => JournalError::Invalid {
-                path: p.clone(),
-                message: e.to_string(),
-            },
-        })?;
-        if j.schema != JOURNAL_SCHEMA {
-            return Err(JournalError::Invalid {
-                path: p,
-                message: format!("schema {:?}", j.schema),
-            });
-        }
-        // A journal is input like any other: its session must be the one its name says, and
-        // its paths must be ones a session may write.
-        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        if crate::session::SessionId::new(&j.session).is_err() || j.session != stem {
-            return Err(JournalError::Invalid {
-                path: p.clone(),
-                message: format!(
-                    "session {:?} is not a session id matching the file name",
-                    j.session
-                ),
-            });
-        }
-        if let Some(op) = j
-            .ops
-            .iter()
-            .find(|op| crate::path::forbidden_path(&op.path).is_some())
-        {
-            return Err(JournalError::Invalid {
-                path: p.clone(),
-                message: format!(
-                    "path {}: {}",
-                    op.path,
-                    crate::path::forbidden_path(&op.path).unwrap_or_default()
-                ),
-            });
-        }
-        out.push(j);
-    }
-    Ok(out)
-}
-
-/// What [`recover`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RecoverOutcome {
-    /// Sessions whose interrupted change was finished.
-    pub finished: Vec<String>,
-    /// Stray temp files removed from the store.
-    pub temps_removed: usize,
-    /// Files found at neither their pre nor their post state, copied into the store before
-    /// the roll-forward replaced them, with their session (`genesis restore` brings them back).
-    pub rescued: Vec<(String, Rescued)>,
-}
-
-/// Adds `rescued` to the session's saved files (DESIGN section 9), so `restore` finds them.
-fn record_rescued(store: &Store, id: &str, rescued: &[Rescued]) -> Result<(), JournalError> {
-    let (s, mut state) = session::load(store, id)?;
-    let saved = state.saved.get_or_insert_with(Default::default);
-    for r in rescued {
-        saved.files.retain(|f| f.path != r.path);
-        saved.files.push(crate::session::SavedFile {
-            path: r.path.clone(),
-            blob: r.blob,
-            bytes: r.bytes,
-            executable: r.executable,
-            mode: Some(r.mode),
-        });
-    }
-    saved.files.sort_by(|a, b| a.path.cmp(&b.path));
-    session::save(store, &s, &state)?;
-    Ok(())
-}
-
-/// Finishes every interrupted change (the caller holds the store lock), and removes temp files
-/// that interrupted store writes left behind.
-///
-/// # Errors
-/// As [`execute`] and [`finish`]; the journal stays, so recovery can be run again.
-pub fn recover(store: &Store, root: &Path) -> Result<RecoverOutcome, JournalError> {
-    let mut out = RecoverOutcome::default();
-    for j in pending(store)? {
-        let rescued = execute_with(store, root, &j, true)?;
-        if !rescued.is_empty() {
-            record_rescued(store, &j.session, &rescued)?;
-            out.rescued
-                .extend(rescued.into_iter().map(|r| (j.session.clone(), r)));
-        }
-        finish(store, &j)?;
-        out.finished.push(j.session.clone());
-    }
-    out.temps_removed = sweep_store_temps(store);
-    Ok(out)
-}
-
-/// Removes `.tmp-*` files of interrupted store writes: in `journal/` and `sessions/` (written
-/// only under the lock, which the caller holds) all of them; in `objects/` and `snapshots/`
-/// (written by `genesis snapshot` without the lock) only those older than ten minutes, so a
-/// write in flight in another process is never disturbed.
-fn sweep_store_temps(store: &Store) -> usize {
-    let mut n = 0;
-    let old = std::time::Duration::from_secs(600);
-    let mut dirs = vec![
-        (store.path().to_path_buf(), false),
-        (store.path().join("journal"), false),
-        (store.path().join("sessions"), false),
-        (store.path().join("snapshots"), true),
-    ];
-    if let Ok(rd) = std::fs::read_dir(store.path().join("objects")) {
-        dirs.extend(rd.flatten().map(|e| (e.path(), true)));
-    }
-    for (d, only_old) in dirs {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let name = e.file_name();
-            if !name.to_str().is_some_and(|s| s.starts_with(".tmp-")) {
-                continue;
-            }
-            let Ok(md) = e.metadata() else { continue };
-            if !md.is_file() {
-                continue;
-            }
-            let age = md
-                .modified()
-                .ok()
-                .and_then(|m| m.elapsed().ok())
-                .unwrap_or_default();
-            if (!only_old || age > old) && std::fs::remove_file(e.path()).is_ok() {
-                n += 1;
-            }
-        }
-    }
-    n
-}
+mod recover;
+pub use recover::{RecoverOutcome, pending, recover};
