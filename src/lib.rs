@@ -21,7 +21,7 @@ pub mod diff;
 pub mod engine;
 pub mod error_kind;
 pub mod events;
-pub mod fault;
+pub(crate) mod fault;
 pub mod fsmode;
 pub mod hash;
 pub mod journal;

@@ -5,7 +5,7 @@
 //!
 //! 1. write the journal (`journal/<session>.json`: temp file, fsync, rename, fsync of the
 //!    directory) — from here on the change *will* happen;
-//! 2. [`execute`]: stage every new file as `.genesis-tmp-<session>-<n>` in its directory (or
+//! 2. `execute`: stage every new file as `.genesis-tmp-<session>-<n>` in its directory (or
 //!    the root when the directory does not exist yet), written from the store and fsynced;
 //!    delete removed files and the directories they leave empty; create missing directories
 //!    (never through a link), give existing directories the journal's spelling where a
@@ -14,7 +14,7 @@
 //! 3. mark the session with the journal's final status and save it;
 //! 4. delete the journal and fsync its directory.
 //!
-//! [`execute`] is idempotent: a path already holding its post state is left alone, stale temp
+//! `execute` is idempotent: a path already holding its post state is left alone, stale temp
 //! files of an earlier run are removed first. So [`recover`] simply runs steps 2–4 again for
 //! every journal it finds, and recovery survives being interrupted itself. A crash before step
 //! 1 completes leaves no journal and an untouched workspace; after it, the next `genesis`
@@ -135,7 +135,7 @@ fn temp_name(session: &str, n: usize) -> String {
 ///
 /// # Errors
 /// [`JournalError::Store`] on failure; nothing in the workspace has changed then.
-pub fn begin(store: &Store, journal: &Journal) -> Result<(), JournalError> {
+pub(crate) fn begin(store: &Store, journal: &Journal) -> Result<(), JournalError> {
     let dir = journal_dir(store);
     std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
         path: dir.clone(),
@@ -409,7 +409,7 @@ fn remove_stale_temps(root: &Path, journal: &Journal) {
 ///
 /// # Errors
 /// [`StoreError::Io`].
-pub fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
+pub(crate) fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
     let dir = journal_dir(store);
     let path = dir.join(format!("{session}.json"));
     match std::fs::remove_file(&path) {
@@ -426,7 +426,7 @@ pub fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
 /// # Errors
 /// [`JournalError::Io`] naming the path (`visible` says whether anything in the workspace had
 /// changed yet); [`JournalError::Unsafe`]; store errors for missing or corrupt post blobs.
-pub fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), JournalError> {
+pub(crate) fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(), JournalError> {
     execute_with(store, root, journal, false).map(|_| ())
 }
 
@@ -447,13 +447,13 @@ pub struct Rescued {
     pub mode: u32,
 }
 
-/// [`execute`]; with `rescue` (recovery), every regular file at a journal path that holds
+/// `execute`; with `rescue` (recovery), every regular file at a journal path that holds
 /// neither the pre nor the post state is first copied into the store and returned, so a
 /// roll-forward never destroys bytes written after the journal was made.
 ///
 /// # Errors
-/// As [`execute`]; store errors while rescuing (nothing visible has changed then).
-pub fn execute_with(
+/// As `execute`; store errors while rescuing (nothing visible has changed then).
+pub(crate) fn execute_with(
     store: &Store,
     root: &Path,
     journal: &Journal,
@@ -654,7 +654,7 @@ fn rename_staged(
 ///
 /// # Errors
 /// Session and store errors.
-pub fn finish(store: &Store, journal: &Journal) -> Result<(), JournalError> {
+pub(crate) fn finish(store: &Store, journal: &Journal) -> Result<(), JournalError> {
     let (mut s, state) = session::load(store, &journal.session)?;
     if s.status == Status::Open {
         s.status = journal.final_status;

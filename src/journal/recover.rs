@@ -115,7 +115,7 @@ fn record_rescued(store: &Store, id: &str, rescued: &[Rescued]) -> Result<(), Jo
 /// that interrupted store writes left behind.
 ///
 /// # Errors
-/// As [`execute`] and [`finish`]; the journal stays, so recovery can be run again.
+/// As `execute` and `finish`; the journal stays, so recovery can be run again.
 pub fn recover(store: &Store, root: &Path) -> Result<RecoverOutcome, JournalError> {
     let mut out = RecoverOutcome::default();
     for j in pending(store)? {
