@@ -19,8 +19,9 @@
 //! **Which entries**: regular and executable files (modes 100644, 100755), at any stage (an
 //! unmerged path is tracked too), including skip-worktree and intent-to-add entries; a
 //! skip-worktree file that is absent from disk is simply not found on disk. Symbolic links
-//! (120000), gitlinks (160000) and sparse-directory entries are not in the set: they stay as
-//! they are without git. Paths are relative to the top of the work tree; when the tree being
+//! (120000) and sparse-directory entries are not in the set: they stay as they are without
+//! git. A gitlink (160000) is not a file either; it leads to the submodule's own index (see
+//! "Nested repositories"). Paths are relative to the top of the work tree; when the tree being
 //! snapshotted is a subdirectory of the work tree, entries outside it are dropped and the
 //! subdirectory's prefix is stripped. Entries whose path is not UTF-8 are kept apart
 //! ([`TrackedFiles::non_utf8`]): a snapshot cannot hold such a name, so the walk refuses one
@@ -321,12 +322,7 @@ fn nested_repositories(root: &Path) -> Vec<String> {
         if std::fs::symlink_metadata(entry.path().join(".git")).is_err() {
             continue;
         }
-        if let Some(rel) = entry
-            .path()
-            .strip_prefix(root)
-            .ok()
-            .and_then(Path::to_str)
-        {
+        if let Some(rel) = entry.path().strip_prefix(root).ok().and_then(Path::to_str) {
             out.push(rel.to_owned());
         }
     }

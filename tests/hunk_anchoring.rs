@@ -237,7 +237,8 @@ fn end_anchored_hunk_with_repeated_context_applies_at_the_end() {
 /// git; and an unanchored hunk with the same repeated context is still refused as ambiguous.
 #[test]
 fn start_anchored_hunk_with_repeated_context_applies_at_the_start() {
-    let diff = b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n";
+    let diff =
+        b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n";
     let stale: &[u8] = b"a\nb\nc\nd\na\nb\nc\n";
     let expected: &[u8] = b"A\nb\nc\nd\na\nb\nc\n";
     assert_eq!(git_result("f.txt", stale, diff).as_deref(), Ok(expected));
@@ -246,7 +247,8 @@ fn start_anchored_hunk_with_repeated_context_applies_at_the_start() {
 
     // Unanchored (stated at line 3, with context on both sides) and not at its stated place:
     // its old lines occur twice, so Genesis refuses to guess (git would take the nearer).
-    let diff = b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -3,3 +3,3 @@\n a\n-b\n+B\n c\n";
+    let diff =
+        b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -3,3 +3,3 @@\n a\n-b\n+B\n c\n";
     let stale: &[u8] = b"a\nb\nc\nd\na\nb\nc\ne\n";
     assert!(git_result("f.txt", stale, diff).is_ok());
     let d = ws(&[("f.txt", stale)]);

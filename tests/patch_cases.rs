@@ -427,7 +427,10 @@ fn hunk_whose_context_appears_twice_is_refused() {
     // the repeated context elsewhere does not make it ambiguous.
     let twice = Mem::with(&[("f", b"x\nsame\nx\nsame\n")]);
     let p = b"--- a/f\n+++ b/f\n@@ -7,2 +7,2 @@\n x\n-same\n+other\n";
-    assert_eq!(data(&apply(p, &twice).unwrap(), "f"), b"x\nsame\nx\nother\n");
+    assert_eq!(
+        data(&apply(p, &twice).unwrap(), "f"),
+        b"x\nsame\nx\nother\n"
+    );
     // Stated at line 1 with no trailing context: it must be the whole file, as in git.
     let p = b"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n y\n-same\n+moved\n";
     assert_eq!(

@@ -202,10 +202,7 @@ fn nested_plain_repository_contributes_its_tracked_files() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
     make_inner(&ws.join("vendor/lib"));
-    write_tree(
-        &ws,
-        &[("top.rs", b"t\n"), (".genesisignore", b"*.tmp\n")],
-    );
+    write_tree(&ws, &[("top.rs", b"t\n"), (".genesisignore", b"*.tmp\n")]);
     let expected: Vec<String> = [".genesisignore", "top.rs"]
         .into_iter()
         .map(str::to_owned)
