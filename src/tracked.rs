@@ -19,15 +19,26 @@
 //! **Which entries**: regular and executable files (modes 100644, 100755), at any stage (an
 //! unmerged path is tracked too), including skip-worktree and intent-to-add entries; a
 //! skip-worktree file that is absent from disk is simply not found on disk. Symbolic links
-//! (120000), gitlinks (160000) and sparse-directory entries are not in the set: they stay as
-//! they are without git. Paths are relative to the top of the work tree; when the tree being
+//! (120000) and sparse-directory entries are not in the set: they stay as they are without
+//! git. A gitlink (160000) is not a file either; it leads to the submodule's own index (see
+//! "Nested repositories"). Paths are relative to the top of the work tree; when the tree being
 //! snapshotted is a subdirectory of the work tree, entries outside it are dropped and the
 //! subdirectory's prefix is stripped. Entries whose path is not UTF-8 are kept apart
 //! ([`TrackedFiles::non_utf8`]): a snapshot cannot hold such a name, so the walk refuses one
 //! it finds on disk that Genesis's own rules do not leave out, exactly as it refuses an
 //! untracked non-UTF-8 name ([`crate::snapshot::SnapshotError::NonUtf8Path`], exit 2), even when
 //! `.gitignore` matches it — leaving it out silently would drop a file git tracks.
-//! Indexes of nested repositories (submodules inside the tree) are not read.
+//!
+//! **Nested repositories** (as `git ls-files --recurse-submodules`): a repository inside the
+//! tree contributes its own index's tracked files, with its directory as prefix, and so on
+//! recursively. A nested repository is a directory below the root that holds a `.git` (a
+//! directory holding `HEAD`, or a `gitdir: PATH` file as git writes for a submodule) and that
+//! is either a gitlink (mode 160000) of an index already read — even when `.gitignore`
+//! matches its directory — or a directory the snapshot walk descends into (not ignored; a
+//! plain nested repository that the outer index does not list). A gitlink reached through a
+//! symbolic link, a submodule that is not checked out (no `.git`) and a nested git directory
+//! without an `index` add no files; a nested index that cannot be decoded, or a nested `.git`
+//! file that names no directory, is an error as at the top.
 //!
 //! **No index** (no `.git` above the root, or a git directory without an `index` file, as in
 //! a fresh `git init`): no tracked files, the rules are those of a tree without git. An index
@@ -110,15 +121,62 @@ impl TrackedFiles {
     /// # Errors
     /// [`TrackedError::BadGitFile`] for a `.git` file that names no directory;
     /// [`TrackedError::Index`] for an index that exists but cannot be read or decoded.
+    ///
+    /// Nested repositories (module docs, "Nested repositories") add their own tracked files:
+    /// each gitlink of an index read, and each directory holding a `.git` that the snapshot
+    /// walk descends into. Cost: one directory walk of the tree (ignored directories are not
+    /// entered; one `lstat` per directory walked) and one index read per repository.
     pub fn discover(root: &Path) -> Result<TrackedFiles, TrackedError> {
-        let Some((top, git_dir)) = find_git_dir(root)? else {
-            return Ok(TrackedFiles::none());
-        };
         let Ok(real_root) = std::fs::canonicalize(root) else {
             return Ok(TrackedFiles::none());
         };
-        let prefix = real_root.strip_prefix(&top).unwrap_or(Path::new(""));
-        TrackedFiles::from_index(&git_dir.join("index"), prefix)
+        let mut t = TrackedFiles::none();
+        let mut queue: Vec<String> = Vec::new();
+        if let Some((top, git_dir)) = find_git_dir(root)? {
+            let prefix = real_root.strip_prefix(&top).unwrap_or(Path::new(""));
+            let index = git_dir.join("index");
+            if let Some(e) = read_entries(&index, prefix)? {
+                t.paths = e.files;
+                t.non_utf8 = e.non_utf8;
+                queue = e.gitlinks;
+                t.index = Some(index);
+            }
+        }
+        queue.extend(nested_repositories(&real_root));
+        t.add_nested(&real_root, queue)?;
+        t.non_utf8.sort();
+        t.non_utf8.dedup();
+        Ok(t)
+    }
+
+    /// Adds the tracked files of the nested repositories at `queue` (directories relative to
+    /// `root`), and of theirs, recursively. A directory is read once; one that is not a real
+    /// directory (a symbolic link on the way), or has no `.git`, or whose git directory has
+    /// no index, adds nothing.
+    fn add_nested(&mut self, root: &Path, mut queue: Vec<String>) -> Result<(), TrackedError> {
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        while let Some(rel) = queue.pop() {
+            if rel.is_empty() || !seen.insert(rel.clone()) || !real_directory(root, &rel) {
+                continue;
+            }
+            let dir = root.join(&rel);
+            let Some(git_dir) = nested_git_dir(&dir)? else {
+                continue;
+            };
+            let Some(e) = read_entries(&git_dir.join("index"), Path::new(""))? else {
+                continue;
+            };
+            self.paths
+                .extend(e.files.into_iter().map(|f| format!("{rel}/{f}")));
+            self.non_utf8.extend(e.non_utf8.into_iter().map(|f| {
+                let mut b = rel.as_bytes().to_vec();
+                b.push(b'/');
+                b.extend_from_slice(&f);
+                b
+            }));
+            queue.extend(e.gitlinks.into_iter().map(|g| format!("{rel}/{g}")));
+        }
+        Ok(())
     }
 
     /// The tracked files of the index file at `index`, for the tree at `prefix` (relative to
@@ -126,49 +184,17 @@ impl TrackedFiles {
     ///
     /// # Errors
     /// [`TrackedError::Index`] if the file exists but cannot be read or decoded.
+    ///
+    /// Only this index: gitlinks in it are not followed (see [`TrackedFiles::discover`]).
     pub fn from_index(index: &Path, prefix: &Path) -> Result<TrackedFiles, TrackedError> {
-        use std::os::unix::ffi::OsStrExt;
-        match std::fs::metadata(index) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(TrackedFiles::none());
-            }
-            Err(e) => {
-                return Err(TrackedError::Index {
-                    path: index.into(),
-                    message: e.to_string(),
-                });
-            }
-            Ok(_) => {}
-        }
-        let file = read_index(index)?;
-        let mut prefix_bytes: Vec<u8> = Vec::new();
-        for c in prefix.components() {
-            prefix_bytes.extend_from_slice(c.as_os_str().as_bytes());
-            prefix_bytes.push(b'/');
-        }
-        use gix_index::entry::Mode;
-        let mut paths = BTreeSet::new();
-        let mut non_utf8 = Vec::new();
-        for entry in file.entries() {
-            if entry.mode != Mode::FILE && entry.mode != Mode::FILE_EXECUTABLE {
-                continue;
-            }
-            let path: &[u8] = entry.path(&file);
-            let Some(rest) = path.strip_prefix(prefix_bytes.as_slice()) else {
-                continue;
-            };
-            match std::str::from_utf8(rest) {
-                Ok(s) => {
-                    paths.insert(s.to_owned());
-                }
-                Err(_) => non_utf8.push(rest.to_vec()),
-            }
-        }
-        non_utf8.sort();
-        non_utf8.dedup();
+        let Some(mut e) = read_entries(index, prefix)? else {
+            return Ok(TrackedFiles::none());
+        };
+        e.non_utf8.sort();
+        e.non_utf8.dedup();
         Ok(TrackedFiles {
-            paths,
-            non_utf8,
+            paths: e.files,
+            non_utf8: e.non_utf8,
             index: Some(index.to_path_buf()),
         })
     }
@@ -202,6 +228,137 @@ impl TrackedFiles {
     /// The index file read, if there was one.
     pub fn index_path(&self) -> Option<&Path> {
         self.index.as_deref()
+    }
+}
+
+/// What one index holds below a prefix (prefix stripped).
+struct Entries {
+    /// Regular and executable files with UTF-8 paths.
+    files: BTreeSet<String>,
+    /// Regular and executable files whose path is not UTF-8 (raw bytes).
+    non_utf8: Vec<Vec<u8>>,
+    /// Gitlinks (mode 160000, submodules) with UTF-8 paths.
+    gitlinks: Vec<String>,
+}
+
+/// The entries of the index at `index` below `prefix`; `None` when the file does not exist.
+fn read_entries(index: &Path, prefix: &Path) -> Result<Option<Entries>, TrackedError> {
+    use std::os::unix::ffi::OsStrExt;
+    match std::fs::metadata(index) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(TrackedError::Index {
+                path: index.into(),
+                message: e.to_string(),
+            });
+        }
+        Ok(_) => {}
+    }
+    let file = read_index(index)?;
+    let mut prefix_bytes: Vec<u8> = Vec::new();
+    for c in prefix.components() {
+        prefix_bytes.extend_from_slice(c.as_os_str().as_bytes());
+        prefix_bytes.push(b'/');
+    }
+    use gix_index::entry::Mode;
+    let mut out = Entries {
+        files: BTreeSet::new(),
+        non_utf8: Vec::new(),
+        gitlinks: Vec::new(),
+    };
+    for entry in file.entries() {
+        let is_file = entry.mode == Mode::FILE || entry.mode == Mode::FILE_EXECUTABLE;
+        let is_link = entry.mode == Mode::COMMIT;
+        if !is_file && !is_link {
+            continue;
+        }
+        let path: &[u8] = entry.path(&file);
+        let Some(rest) = path.strip_prefix(prefix_bytes.as_slice()) else {
+            continue;
+        };
+        match (std::str::from_utf8(rest), is_link) {
+            (Ok(s), false) => {
+                out.files.insert(s.to_owned());
+            }
+            (Err(_), false) => out.non_utf8.push(rest.to_vec()),
+            (Ok(s), true) => out.gitlinks.push(s.to_owned()),
+            // A submodule whose name is not UTF-8 cannot hold snapshot members.
+            (Err(_), true) => {}
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The directories below `root` (relative, `/`-separated, UTF-8) that hold a `.git` entry
+/// and that the snapshot walk ([`crate::snapshot::scan`]) descends into: the walk's
+/// `.gitignore`/`.genesisignore` rules, no symbolic links followed, `.git` directories and the
+/// top-level `.genesis` never entered. Unreadable directories are passed over (the snapshot's
+/// own walk reports them).
+fn nested_repositories(root: &Path) -> Vec<String> {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .standard_filters(false)
+        .hidden(false)
+        .parents(false)
+        .ignore(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .follow_links(false)
+        .add_custom_ignore_filename(".genesisignore")
+        .filter_entry(|entry| {
+            entry.depth() == 0
+                || (entry.file_type().is_some_and(|t| t.is_dir())
+                    && entry.file_name() != ".git"
+                    && !(entry.depth() == 1
+                        && entry.file_name() == crate::snapshot::STORE_DIR_NAME))
+        });
+    let mut out = Vec::new();
+    for entry in builder.build().flatten() {
+        if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
+            continue;
+        }
+        if std::fs::symlink_metadata(entry.path().join(".git")).is_err() {
+            continue;
+        }
+        if let Some(rel) = entry.path().strip_prefix(root).ok().and_then(Path::to_str) {
+            out.push(rel.to_owned());
+        }
+    }
+    out
+}
+
+/// Whether `root/rel` is a directory reached through real directories only (no component is a
+/// symbolic link), so a gitlink cannot lead the search outside the tree.
+fn real_directory(root: &Path, rel: &str) -> bool {
+    let mut p = root.to_path_buf();
+    for c in rel.split('/') {
+        if c.is_empty() || c == "." || c == ".." {
+            return false;
+        }
+        p.push(c);
+        match std::fs::symlink_metadata(&p) {
+            Ok(md) if md.is_dir() => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The git directory of the nested repository at `dir`: its `.git` directory (holding
+/// `HEAD`), or the directory its `.git` file names (`gitdir: PATH`, as a submodule's).
+/// `None` when `dir` has no `.git` (an uninitialised submodule) or a `.git` directory without
+/// `HEAD` (not a repository).
+///
+/// # Errors
+/// [`TrackedError::BadGitFile`] for a `.git` file that names no directory (as at the top).
+fn nested_git_dir(dir: &Path) -> Result<Option<PathBuf>, TrackedError> {
+    let dot_git = dir.join(".git");
+    match std::fs::symlink_metadata(&dot_git) {
+        Ok(md) if md.is_dir() => Ok(dot_git.join("HEAD").exists().then_some(dot_git)),
+        Ok(md) if md.is_file() => read_git_file(&dot_git, dir).map(Some),
+        _ => Ok(None),
     }
 }
 

@@ -196,3 +196,68 @@ fn line_ending_and_whitespace_mismatches_are_named() {
     );
     nothing_recorded(&root(&d), "m.rs", src);
 }
+
+/// `git apply` of `diff` on `file` = `bytes`: the file's bytes afterwards, or git's error.
+fn git_result(file: &str, bytes: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
+    let tree: common::git_apply::Files = [(file.to_owned(), (bytes.to_vec(), false))].into();
+    common::git_apply::git_apply(&tree, diff).map(|t| t[file].0.clone())
+}
+
+/// The reviewer's case (issue 9, "nothing wrongly refused"): `git diff -U2` of appending
+/// `APPENDED` to `x } } mid } }`, so the hunk (context `}` `}`, stated at line 5) has no
+/// trailing context and is anchored to the end. The file has gained a first line since, and
+/// `}` `}` also occurs at lines 3-4. The end is the hunk's one legal place: Genesis applies it
+/// there, like git, instead of refusing it as ambiguous.
+#[test]
+fn end_anchored_hunk_with_repeated_context_applies_at_the_end() {
+    let diff = b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -5,2 +5,3 @@ mid\n }\n }\n+APPENDED\n";
+    let stale: &[u8] = b"stale top\nx\n}\n}\nmid\n}\n}\n";
+    let expected: &[u8] = b"stale top\nx\n}\n}\nmid\n}\n}\nAPPENDED\n";
+    assert_eq!(git_result("f.txt", stale, diff).as_deref(), Ok(expected));
+    let d = ws(&[("f.txt", stale)]);
+    assert_eq!(patch_and_apply(&root(&d), diff, "f.txt"), expected);
+
+    // The same hunk on a file whose end has changed: git refuses, and so does Genesis, naming
+    // the anchor (the context still occurs at line 3).
+    let moved: &[u8] = b"x\n}\n}\nmid\n}\n}\nlast\n";
+    assert!(git_result("f.txt", moved, diff).is_err());
+    let d = ws(&[("f.txt", moved)]);
+    let r = root(&d);
+    let o = patch_stdin(&r, "s", diff);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: patch refused, nothing recorded: f.txt: hunk 1 (patch line 4, stated at line 5) does not apply: it has no context lines after its last change, so like `git apply` it must match at the end of the file, and it does not (its context and removed lines occur at line 5; the patch was made against another version of the file)\n"
+    );
+    nothing_recorded(&r, "f.txt", moved);
+}
+
+/// A change at the top (old range at line 1, so anchored to the start) whose context also
+/// occurs at the end of the file, which has gained those lines since: applied at the start, like
+/// git; and an unanchored hunk with the same repeated context is still refused as ambiguous.
+#[test]
+fn start_anchored_hunk_with_repeated_context_applies_at_the_start() {
+    let diff =
+        b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n";
+    let stale: &[u8] = b"a\nb\nc\nd\na\nb\nc\n";
+    let expected: &[u8] = b"A\nb\nc\nd\na\nb\nc\n";
+    assert_eq!(git_result("f.txt", stale, diff).as_deref(), Ok(expected));
+    let d = ws(&[("f.txt", stale)]);
+    assert_eq!(patch_and_apply(&root(&d), diff, "f.txt"), expected);
+
+    // Unanchored (stated at line 3, with context on both sides) and not at its stated place:
+    // its old lines occur twice, so Genesis refuses to guess (git would take the nearer).
+    let diff =
+        b"diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -3,3 +3,3 @@\n a\n-b\n+B\n c\n";
+    let stale: &[u8] = b"a\nb\nc\nd\na\nb\nc\ne\n";
+    assert!(git_result("f.txt", stale, diff).is_ok());
+    let d = ws(&[("f.txt", stale)]);
+    let r = root(&d);
+    let o = patch_stdin(&r, "s", diff);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: patch refused, nothing recorded: f.txt: hunk 1 (patch line 4) does not match at line 3, and its context occurs 2 times elsewhere in the file; refusing to guess\n"
+    );
+    nothing_recorded(&r, "f.txt", stale);
+}

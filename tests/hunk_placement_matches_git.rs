@@ -3,9 +3,14 @@
 //! Diffs are made from real source text (this crate's own `src/**/*.rs`, read at test time) with
 //! seeded random edits, then applied to *stale* versions of the file: lines added at the top or
 //! the end, a region duplicated, lines inserted or removed elsewhere, a line re-indented, CRLF
-//! line endings, or the exact file. Each case goes through `genesis::patch::apply_patch`
+//! line endings, or the exact file. A quarter of the cases have a shape where git's anchors
+//! decide ([`anchored`]): a change appended at the end of the file (no trailing context) applied
+//! to a file that gained lines at the top (often a copy of the hunk's own context, so the context
+//! occurs twice) or at the end, and a change at the top (old range at line 1) applied to a file
+//! that gained lines at the end or the top. Each case goes through `genesis::patch::apply_patch`
 //! in-process and through `git apply` on disk. Whenever git refuses, Genesis must refuse;
-//! whenever both accept, the bytes must be equal. Genesis may refuse where git accepts.
+//! whenever both accept, the bytes must be equal. Genesis may refuse where git accepts; the
+//! anchored cases must never be among those refusals (an anchored hunk has one legal place).
 
 mod common;
 
@@ -196,6 +201,80 @@ fn stale(rng: &mut Rng, old: &[Vec<u8>], pool: &[Vec<u8>]) -> (Vec<Vec<u8>>, &'s
     (s, kind)
 }
 
+/// A case where git's anchors decide: the edited version and the stale file, with what was done.
+///
+/// - "appended at the end": 1-3 lines appended (the hunk has no trailing context, so it belongs
+///   at the end); the stale file gained lines at the top (a copy of the file's last lines, so
+///   the hunk's context also occurs there, or other lines), or lines at the end (git refuses).
+/// - "changed at the top": the first line replaced or lines inserted before it (the old range
+///   starts at line 1, so the hunk belongs at the start); the stale file gained lines at the end
+///   (a copy of its first lines, or other lines), or lines at the top (git refuses).
+fn anchored(
+    rng: &mut Rng,
+    old: &[Vec<u8>],
+    pool: &[Vec<u8>],
+) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, &'static str) {
+    let fresh = |rng: &mut Rng| -> Vec<Vec<u8>> {
+        (0..1 + rng.below(3))
+            .map(|i| format!("// anchored {} {i}\n", rng.next() % 1000).into_bytes())
+            .collect()
+    };
+    let block = |rng: &mut Rng| -> Vec<Vec<u8>> {
+        let start = rng.below(pool.len());
+        let n = 1 + rng.below(6);
+        pool[start..(start + n).min(pool.len())].to_vec()
+    };
+    let mut new = old.to_vec();
+    let mut s = old.to_vec();
+    let n = 1 + rng.below(4);
+    if rng.chance(50) {
+        new.extend(fresh(rng));
+        let kind = match rng.below(4) {
+            0 | 1 => {
+                let tail = old[old.len() - n.min(old.len())..].to_vec();
+                s.splice(0..0, tail);
+                "appended at the end; its context copied to the top"
+            }
+            2 => {
+                let b = block(rng);
+                s.splice(0..0, b);
+                "appended at the end; lines added at the top"
+            }
+            _ => {
+                let b = block(rng);
+                s.extend(b);
+                "appended at the end; lines added at the end"
+            }
+        };
+        (new, s, kind)
+    } else {
+        let f = fresh(rng);
+        if rng.chance(50) {
+            new.splice(0..1, f);
+        } else {
+            new.splice(0..0, f);
+        }
+        let kind = match rng.below(4) {
+            0 | 1 => {
+                let head = old[..n.min(old.len())].to_vec();
+                s.extend(head);
+                "changed at the top; its context copied to the end"
+            }
+            2 => {
+                let b = block(rng);
+                s.extend(b);
+                "changed at the top; lines added at the end"
+            }
+            _ => {
+                let b = block(rng);
+                s.splice(0..0, b);
+                "changed at the top; lines added at the top"
+            }
+        };
+        (new, s, kind)
+    }
+}
+
 /// A git-style diff of `old` → `new` for the file `f`, with git's 3 lines of context.
 fn diff(old: &[u8], new: &[u8]) -> Vec<u8> {
     let mut out = b"diff --git a/f b/f\n--- a/f\n+++ b/f\n".to_vec();
@@ -236,18 +315,25 @@ fn genesis_never_accepts_what_git_refuses_and_agrees_on_bytes() {
     let mut tally: BTreeMap<&'static str, BTreeMap<&'static str, usize>> = BTreeMap::new();
     let mut defects = Vec::new();
     let mut refusals: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut anchored_refusals = Vec::new();
     for case in 0..CASES {
         let src = &files[rng.below(files.len())];
         // A window of the file, so that its ends are near the edits now and then.
         let len = (30 + rng.below(120)).min(src.len());
         let from = rng.below(src.len() - len + 1);
         let old: Vec<Vec<u8>> = src[from..from + len].to_vec();
-        let new = edit(&mut rng, &old, &pool);
+        let is_anchored = rng.below(4) == 0;
+        let (new, base, kind) = if is_anchored {
+            anchored(&mut rng, &old, &pool)
+        } else {
+            let new = edit(&mut rng, &old, &pool);
+            let (base, kind) = stale(&mut rng, &old, &pool);
+            (new, base, kind)
+        };
         if new == old {
             continue;
         }
         let patch = diff(&old.concat(), &new.concat());
-        let (base, kind) = stale(&mut rng, &old, &pool);
         let tree: Files = [("f".to_owned(), (base.concat(), false))].into();
         let ours = apply_patch(&patch, &One(&tree), &PatchRules::default());
         let ours_files = match &ours {
@@ -288,6 +374,12 @@ fn genesis_never_accepts_what_git_refuses_and_agrees_on_bytes() {
             Agreement::Different(_) => "DEFECT: different bytes",
         };
         *tally.entry(kind).or_default().entry(label).or_default() += 1;
+        if is_anchored && matches!(verdict, Agreement::OnlyGitAccepts) {
+            anchored_refusals.push(format!(
+                "case {case} ({kind}): {ours_files:?}\n{}",
+                String::from_utf8_lossy(&patch)
+            ));
+        }
         if verdict.is_defect() {
             defects.push(format!(
                 "case {case} ({kind}): {verdict:?}\n{}",
@@ -315,6 +407,25 @@ fn genesis_never_accepts_what_git_refuses_and_agrees_on_bytes() {
         defects.len(),
         defects.join("\n")
     );
+    assert!(
+        anchored_refusals.is_empty(),
+        "{} anchored hunks refused where git accepts:\n{}",
+        anchored_refusals.len(),
+        anchored_refusals.join("\n")
+    );
+    for shape in ["appended at the end", "changed at the top"] {
+        let accepted: usize = tally
+            .iter()
+            .filter(|(k, _)| k.starts_with(shape))
+            .filter_map(|(_, t)| t.get("both accept"))
+            .sum();
+        let refused: usize = tally
+            .iter()
+            .filter(|(k, _)| k.starts_with(shape))
+            .filter_map(|(_, t)| t.get("both refuse"))
+            .sum();
+        assert!(accepted >= 20 && refused >= 5, "{shape}: {tally:?}");
+    }
     // The cases exercise every outcome the rule allows, so the check cannot pass vacuously.
     assert!(
         totals.get("both accept").copied().unwrap_or(0) >= 150,

@@ -658,10 +658,12 @@ fn apply_hunks(path: &str, old: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, PatchE
             return Err(out_of_order(found));
         }
         let pos = cursor + (g - done.len());
-        // Genesis's own rule: the stated line (shifted by the previous hunk's offset), or the
-        // only place the old lines occur (an anchor narrows git's choice, it does not make a
-        // repeated context unique).
-        let ours = pos as i128 == expected || (k > 0 && img.count(&old_side, 2) == 1);
+        // Genesis's own rule: a hunk with old lines and an anchor has one legal place, its
+        // anchor, where `find` matched it; an unanchored hunk goes to the stated line (shifted by
+        // the previous hunk's offset) or the only place its old lines occur. A hunk without old
+        // lines has no context to confirm any place: the stated line only.
+        let ours = pos as i128 == expected
+            || (k > 0 && (anchor.is_some() || img.count(&old_side, 2) == 1));
         if !ours {
             if k == 0 {
                 return Err(PatchError::HunkNotAnchored {

@@ -50,18 +50,19 @@
 //!   A hunk lands exactly where `git apply` (without options) would put it, or is refused:
 //!   - **Anchors** (git's apply.c, `match_beginning`/`match_end`): a hunk whose old range starts
 //!     at line 0 or 1 must match at the start of the file; a hunk with no context line after its
-//!     last `-`/`+` line (fewer trailing than leading context lines, as at the end of a file)
-//!     must match at the end of the file; both, the whole file ([`Anchor`],
-//!     [`PatchError::HunkNotAnchored`]). A diff made against a stale file therefore never puts
-//!     an end-of-file addition before lines that were appended since, nor a start-of-file
-//!     addition below lines that were prepended.
-//!   - git searches from the hunk's new-side start (`+c`), nearest first (c, c+1, c−1, c+2, …),
-//!     skipping lines earlier hunks wrote. Genesis takes git's position only when it is also
-//!     its own: the stated old line shifted by the offset of the previous hunk of the file, or
-//!     the *only* place the old lines occur in the file (an anchor narrows git's choice, it
-//!     does not make a repeated context unique); otherwise it refuses
-//!     ([`PatchError::HunkAmbiguous`]) rather than guess. Hunks must land in order and not
-//!     overlap.
+//!     last `-`/`+` line (as at the end of a file) must match at the end of the file; both, the
+//!     whole file ([`Anchor`], [`PatchError::HunkNotAnchored`]). An anchored hunk is tried
+//!     **only** at its anchor, and when its old lines match there it applies there, wherever
+//!     else they also occur: the anchor is its one legal place, so it is never ambiguous. A diff
+//!     made against a stale file therefore never puts an end-of-file addition before lines that
+//!     were appended since, nor a start-of-file addition below lines that were prepended, and
+//!     still follows the end (or start) of a file that gained lines at the other end.
+//!   - An unanchored hunk: git searches from the hunk's new-side start (`+c`), nearest first
+//!     (c, c+1, c−1, c+2, …), skipping lines earlier hunks wrote. Genesis takes git's position
+//!     only when it is also its own: the stated old line shifted by the offset of the previous
+//!     hunk of the file, or the *only* place the old lines occur in the file; otherwise it
+//!     refuses ([`PatchError::HunkAmbiguous`]) rather than guess. Hunks must land in order and
+//!     not overlap.
 //!   - A hunk with no old lines (`@@ -5,0 +6,2 @@`, as `diff -U0` writes) has no trailing
 //!     context, so git puts it at the end of the file: Genesis accepts it only when it is stated
 //!     there (`-N,0` with N the last line, or `-0,0` on an empty file), and refuses it elsewhere.
@@ -517,7 +518,8 @@ pub enum PatchError {
         /// 1-based file line where the hunk would match with whitespace ignored.
         file_line: u64,
     },
-    /// The hunk does not match at its stated line and matches in several other places.
+    /// An unanchored hunk (see [`Anchor`]) does not match at its stated line and matches in
+    /// several other places.
     #[error(
         "{path}: hunk {hunk} (patch line {line}) does not match at line {target_line}, and its context occurs {count} times elsewhere in the file; refusing to guess"
     )]
