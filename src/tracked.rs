@@ -34,8 +34,10 @@
 //! recursively. A nested repository is a directory below the root that holds a `.git` (a
 //! directory holding `HEAD`, or a `gitdir: PATH` file as git writes for a submodule) and that
 //! is either a gitlink (mode 160000) of an index already read — even when `.gitignore`
-//! matches its directory — or a directory the snapshot walk descends into (not ignored; a
-//! plain nested repository that the outer index does not list). A gitlink reached through a
+//! matches its directory — or, only when the root is in no work tree with an index, a
+//! directory the snapshot walk descends into (not ignored). Inside a work tree an embedded
+//! repository the outer index does not list is opaque, as it is to git: its files follow the
+//! ignore rules (its `.gitignore` included) without its own index. A gitlink reached through a
 //! symbolic link, a submodule that is not checked out (no `.git`) and a nested git directory
 //! without an `index` add no files; a nested index that cannot be decoded, or a nested `.git`
 //! file that names no directory, is an error as at the top.
@@ -123,9 +125,10 @@ impl TrackedFiles {
     /// [`TrackedError::Index`] for an index that exists but cannot be read or decoded.
     ///
     /// Nested repositories (module docs, "Nested repositories") add their own tracked files:
-    /// each gitlink of an index read, and each directory holding a `.git` that the snapshot
-    /// walk descends into. Cost: one directory walk of the tree (ignored directories are not
-    /// entered; one `lstat` per directory walked) and one index read per repository.
+    /// each gitlink of an index read, and — only when the root is in no work tree with an
+    /// index — each directory holding a `.git` that the snapshot walk descends into. Cost: one
+    /// index read per repository, and outside a work tree one directory walk of the tree
+    /// (ignored directories are not entered; one `lstat` per directory walked).
     pub fn discover(root: &Path) -> Result<TrackedFiles, TrackedError> {
         let Ok(real_root) = std::fs::canonicalize(root) else {
             return Ok(TrackedFiles::none());
@@ -142,7 +145,14 @@ impl TrackedFiles {
                 t.index = Some(index);
             }
         }
-        queue.extend(nested_repositories(&real_root));
+        // Inside a work tree, git's own rule: only gitlinks lead into nested repositories (an
+        // embedded repository the outer index does not list is opaque to git, and its files
+        // follow the ignore rules here). Outside one, each repository the walk enters counts;
+        // that costs one directory walk, which a work tree is spared (its no-change snapshot
+        // stays one walk).
+        if t.index.is_none() {
+            queue.extend(nested_repositories(&real_root));
+        }
         t.add_nested(&real_root, queue)?;
         t.non_utf8.sort();
         t.non_utf8.dedup();

@@ -225,11 +225,21 @@ fn nested_plain_repository_contributes_its_tracked_files() {
     );
     // No git above: only the nested index.
     assert_eq!(paths_of(&ws), expected);
-    // An outer work tree that does not track the nested repository.
+    // An outer work tree that does not list the nested repository: opaque, as to git; its
+    // files follow the ignore rules (its own `.gitignore` leaves Cargo.lock out).
     git(&ws, &["init", "-q", "-b", "main"]);
     git(&ws, &["add", "top.rs"]);
     git(&ws, &["commit", "-q", "-m", "top"]);
+    let opaque: Vec<String> = expected
+        .iter()
+        .filter(|p| *p != "vendor/lib/Cargo.lock")
+        .cloned()
+        .collect();
+    assert_eq!(paths_of(&ws), opaque);
+    // Once the outer index lists it (a gitlink), its index counts again.
+    git(&ws, &["add", "vendor/lib"]);
     assert_eq!(paths_of(&ws), expected);
+    git(&ws, &["rm", "-q", "-f", "--cached", "vendor/lib"]);
     // A nested repository inside an ignored directory is not entered: nothing of it is kept.
     write_tree(&ws, &[(".gitignore", b"/vendor/\n")]);
     assert_eq!(paths_of(&ws), [".genesisignore", ".gitignore", "top.rs"]);
