@@ -43,11 +43,7 @@ impl Setup {
                 ("other.txt", b"one\n"),
             ],
         );
-        Setup {
-            _dir: dir,
-            top,
-            ws,
-        }
+        Setup { _dir: dir, top, ws }
     }
 
     /// `genesis --events EVENTS --events-format genesis --worker-id WORKER ARGS…` in the
