@@ -15,7 +15,10 @@
 //! carry-over, so a secret split across two output chunks is still caught.
 //!
 //! [`EventSink`] writes the lines of one dialect to a file (appending) or to standard error, one
-//! JSON object per line, flushed per line.
+//! JSON object per line, flushed per line. [`Emitter`] is the one front-end-facing emitter over
+//! it (stamping, counters, a sink failure warned about once and never fatal), and
+//! [`Observer`] the one trait through which the session operations report their events
+//! (DESIGN section 8).
 
 mod aps;
 mod bpt;
