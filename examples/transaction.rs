@@ -12,11 +12,20 @@ use std::path::{Path, PathBuf};
 
 use genesis::Workspace;
 use genesis::engine::{ApplyOptions, Engine, Observer, OpenOptions, PatchInput, VerifyOptions};
+use genesis::events::EventKind;
 use genesis::obligation::CommandResult;
 
 struct Print;
 
 impl Observer for Print {
+    /// Every operation reports its events here (the CLI's `--events` renders the same ones).
+    fn event(&mut self, e: &EventKind) {
+        let debug = format!("{e:?}");
+        let name = debug.split([' ', '{', '(']).next().unwrap_or_default();
+        if !name.starts_with("Obligation") {
+            println!("   event {name}");
+        }
+    }
     fn obligation_started(&mut self, id: &str, run: &[String], _index: usize, _total: usize) {
         println!("   obligation {id}: {}", run.join(" "));
     }
@@ -64,7 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let engine = Engine::new(Workspace::new(&root, None), true)?;
     engine.recover_pending()?;
 
-    let opened = engine.open(&OpenOptions::default())?;
+    let opened = engine.open(&OpenOptions::default(), &mut Print)?;
     let id = opened.session.session.to_string();
     println!(
         "1. open     session {id}, base snapshot {}",
@@ -72,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let diff = std::fs::read(&diff_path)?;
-    let patched = engine.patch(&id, PatchInput::Diff(&diff), None)?;
+    let patched = engine.patch(&id, PatchInput::Diff(&diff), None, &mut Print)?;
     let entry = patched.entry.expect("a diff always records an entry");
     println!(
         "2. patch    {} → {} ({} file(s))",
@@ -97,7 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(1);
     }
 
-    let applied = engine.apply(&id, &ApplyOptions::default())?;
+    let applied = engine.apply(&id, &ApplyOptions::default(), &mut Print)?;
     for c in &applied.changes {
         println!("   {}\t{}", c.status.letter(), c.path);
     }

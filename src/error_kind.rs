@@ -7,6 +7,7 @@
 
 use crate::diff::DiffError;
 use crate::engine::EngineError;
+use crate::events::EventKind;
 use crate::journal::JournalError;
 use crate::manifest::ManifestError;
 use crate::session::SessionError;
@@ -23,6 +24,10 @@ pub enum ErrorKind {
     /// The session is not in a state for the operation (not open, not verified, moved on,
     /// nothing to restore), or a write was refused as unsafe. Exit 3, `session-not-open`.
     State,
+    /// Another patch landed while the obligations ran ([`EngineError::SessionMoved`]): the
+    /// verification was of an old snapshot and nothing was recorded. Exit 3, `session-moved`,
+    /// retryable (verify again).
+    Moved,
     /// Another process holds the store lock. Exit 3, `store-locked`, retryable.
     Locked,
     /// The workspace changed under the session ([`EngineError::Conflict`]). Exit 3,
@@ -37,7 +42,7 @@ impl ErrorKind {
     pub fn exit_code(self) -> u8 {
         match self {
             ErrorKind::BadInput => 2,
-            ErrorKind::State | ErrorKind::Locked | ErrorKind::Conflict => 3,
+            ErrorKind::State | ErrorKind::Moved | ErrorKind::Locked | ErrorKind::Conflict => 3,
             ErrorKind::Io => 4,
         }
     }
@@ -48,15 +53,39 @@ impl ErrorKind {
         match self {
             ErrorKind::BadInput => codes::BAD_INPUT,
             ErrorKind::State => codes::SESSION_NOT_OPEN,
+            ErrorKind::Moved => codes::SESSION_MOVED,
             ErrorKind::Locked => codes::STORE_LOCKED,
             ErrorKind::Conflict => codes::APPLY_CONFLICT,
             ErrorKind::Io => codes::IO_ERROR,
         }
     }
 
-    /// Whether trying again later may succeed without any change (only a held lock).
+    /// Whether trying again may succeed without any change to the request: a held lock
+    /// (later), a session that moved on (verify again).
     pub fn retryable(self) -> bool {
-        self == ErrorKind::Locked
+        matches!(self, ErrorKind::Locked | ErrorKind::Moved)
+    }
+
+    /// The event that reports a failure of this kind with `message` (DESIGN section 8): an
+    /// apply conflict ends the session's attempt, so it is [`EventKind::Failed`]; every other
+    /// kind is an [`EventKind::Diagnostic`]. Both carry [`ErrorKind::event_code`] and
+    /// [`ErrorKind::retryable`].
+    pub fn event(self, message: impl Into<String>) -> EventKind {
+        let (code, message, retryable) =
+            (self.event_code().into(), message.into(), self.retryable());
+        if self == ErrorKind::Conflict {
+            EventKind::Failed {
+                code,
+                message,
+                retryable,
+            }
+        } else {
+            EventKind::Diagnostic {
+                code,
+                message,
+                retryable,
+            }
+        }
     }
 }
 
@@ -189,8 +218,8 @@ impl EngineError {
             | EngineError::NoCheckoutToRestore { .. } => ErrorKind::BadInput,
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
-            | EngineError::SessionMoved { .. }
             | EngineError::NothingToRestore { .. } => ErrorKind::State,
+            EngineError::SessionMoved { .. } => ErrorKind::Moved,
             EngineError::Conflict { .. } => ErrorKind::Conflict,
             EngineError::Materialize(_)
             | EngineError::Ingest { .. }
@@ -210,6 +239,7 @@ mod tests {
         let all = [
             (ErrorKind::BadInput, 2, "bad-input", false),
             (ErrorKind::State, 3, "session-not-open", false),
+            (ErrorKind::Moved, 3, "session-moved", true),
             (ErrorKind::Locked, 3, "store-locked", true),
             (ErrorKind::Conflict, 3, "apply-conflict", false),
             (ErrorKind::Io, 4, "io-error", false),

@@ -13,7 +13,9 @@
 //! manifest), and on top [`engine`]: the session lifecycle, one module per operation
 //! ([`Engine::open`], [`Engine::patch`], [`Engine::verify`], [`Engine::apply`],
 //! [`Engine::abort`], [`Engine::replay`], [`Engine::recover`]), each with its options and
-//! outcome, and [`EngineError`].
+//! outcome, and [`EngineError`]. The operations report their events through one observer
+//! ([`events::Observer`]); one emitter ([`events::Emitter`]) renders them in a dialect for both
+//! front ends, the CLI's `--events` and the BPT driver ([`bpt`]).
 pub mod bpt;
 pub mod check;
 pub mod clock;

@@ -19,16 +19,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     let opts = AbortOptions {
         dry_run: args.dry_run,
+        reason: None,
     };
     let outcome = if args.dry_run {
-        engine.abort_with(&args.session, &opts)?
+        engine.abort_with(&args.session, &opts, &mut genesis::engine::NoObserver)?
     } else {
         super::events::with_events(ctx, &engine, &args.session, |events| {
-            let outcome = engine.abort_with(&args.session, &opts)?;
-            events.emit(genesis::events::EventKind::Aborted {
-                reason: "aborted by request".into(),
-            })?;
-            Ok(outcome)
+            Ok(engine.abort_with(&args.session, &opts, events)?)
         })?
     };
     print(ctx, &outcome);

@@ -20,21 +20,12 @@ pub struct Args {
 /// Applies; exit 3 on a conflict or an unverified session.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
+    let opts = ApplyOptions {
+        dry_run: args.dry_run,
+        strict: args.strict,
+    };
     let out = super::events::with_events(ctx, &engine, &args.session, |events| {
-        let out = engine.apply(
-            &args.session,
-            &ApplyOptions {
-                dry_run: args.dry_run,
-                strict: args.strict,
-            },
-        )?;
-        if out.written {
-            events.emit(genesis::events::EventKind::Applied {
-                snapshot: out.session.current_snapshot.to_string(),
-                files_changed: out.changes.len(),
-            })?;
-        }
-        Ok(out)
+        Ok(engine.apply(&args.session, &opts, events)?)
     })?;
     if ctx.json {
         super::print_json(&serde_json::json!({

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use genesis::bpt::{BptError, EventsTarget, ExecutionStatus, Options, Outcome};
 use genesis::engine::Observer;
-use genesis::events::{Dialect, Redactor, Stream};
+use genesis::events::{Dialect, Redactor};
 use genesis::obligation::CommandResult;
 
 use super::{CliError, Context};
@@ -30,12 +30,14 @@ struct Human {
 }
 
 impl Observer for Human {
+    fn wants_events(&self) -> bool {
+        false
+    }
     fn obligation_started(&mut self, id: &str, run: &[String], _index: usize, _total: usize) {
         if self.on {
             eprintln!("genesis: {id}: running {}", run.join(" "));
         }
     }
-    fn obligation_output(&mut self, _id: &str, _stream: Stream, _data: &[u8]) {}
     fn obligation_finished(&mut self, r: &CommandResult, _index: usize, _total: usize) {
         if self.on {
             super::verify::print_result("", r);
@@ -43,18 +45,13 @@ impl Observer for Human {
     }
 }
 
+/// The exit status of `e` from its kind ([`BptError::kind`]), the message redacted.
 fn exit_of(e: BptError, redactor: &Redactor) -> CliError {
-    let mut err = match e {
-        BptError::DuplicateKey(_) => CliError::usage(format!("the request: {e}")),
-        BptError::BadRequest(_) | BptError::Invalid(_) => CliError::usage(e.to_string()),
-        BptError::WrongWorker { .. } | BptError::Conflict(_) => {
-            CliError::of(genesis::ErrorKind::State, e.to_string())
-        }
-        BptError::Engine(e) => e.into(),
-        BptError::Io { .. } => CliError::io(e.to_string()),
+    let message = match e {
+        BptError::DuplicateKey(_) => format!("the request: {e}"),
+        _ => e.to_string(),
     };
-    err.message = redactor.redact(&err.message);
-    err
+    CliError::of(e.kind(), redactor.redact(&message))
 }
 
 /// Acts on the request; exit 1 when obligations or a pre command failed.
@@ -96,13 +93,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             .map_err(|e: genesis::events::UnknownDialect| CliError::usage(e.to_string()))?,
         None => Dialect::Bpt,
     };
-    let events = ctx.events.as_ref().map(|p| {
-        if p.as_os_str() == "-" {
-            EventsTarget::Stderr
-        } else {
-            EventsTarget::File(p.clone())
-        }
-    });
+    let events = ctx.events.as_deref().map(EventsTarget::from_arg);
     let mut opts = Options::new(
         ctx.worker_id
             .clone()

@@ -49,29 +49,25 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         .unwrap_or_else(|| WorkspacePath::new(genesis::manifest::DEFAULT_MANIFEST).expect("valid"));
     genesis::manifest::Manifest::load(&manifest_rel.to_fs_path(ctx.workspace().root()))?;
     let engine = super::engine(ctx, true)?;
+    // The id is known before the session is made, so its events can be numbered.
+    let session = session.unwrap_or_else(SessionId::generate);
+    let mut events = super::events::emitter(ctx, &engine, session.as_str())?;
     let pb = super::verify::spinner("snapshotting the workspace".into());
-    let out = engine.open(&OpenOptions {
-        session,
-        manifest,
-        checkout: args.checkout.clone(),
-        in_place: args.in_place,
-    });
+    let out = engine.open(
+        &OpenOptions {
+            session: Some(session),
+            manifest,
+            checkout: args.checkout.clone(),
+            in_place: args.in_place,
+        },
+        &mut events,
+    );
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
+    // A failed open emits nothing: there is no session to number its events.
     let out = out?;
-    let id = out.session.session.to_string();
-    super::events::with_events(ctx, &engine, &id, |events| {
-        events.emit(genesis::events::EventKind::SessionOpened {
-            base_snapshot: out.session.base_snapshot.to_string(),
-        })?;
-        let ready = out
-            .checkout
-            .clone()
-            .unwrap_or_else(|| engine.workspace().root().to_path_buf());
-        let ready = std::fs::canonicalize(&ready).unwrap_or(ready);
-        events.emit(genesis::events::EventKind::WorkspaceReady { path: ready })
-    })?;
+    super::events::save(&engine, &events)?;
     for s in &out.skipped {
         eprintln!("genesis: skipped {}: {}", s.path, s.reason);
     }

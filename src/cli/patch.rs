@@ -4,6 +4,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use genesis::engine::{PatchInput, VerifyOptions};
+use genesis::events::Both;
 
 use super::{CliError, Context};
 
@@ -68,34 +69,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         genesis::obligation::install_interrupt_handler();
     }
     let out = super::events::with_events(ctx, &engine, &args.session, |events| {
-        let mut progress = super::verify::Progress::new(!ctx.json, events);
-        let verify = if args.verify {
-            Some((&vopts, &mut progress as &mut dyn genesis::engine::Observer))
-        } else {
-            None
-        };
-        let out = engine.patch(&args.session, input, verify);
-        let event_error = progress.event_error.take();
-        let out = out?;
-        if let Some(e) = event_error {
-            return Err(e);
-        }
-        if let Some(e) = &out.entry {
-            events.emit(genesis::events::EventKind::PatchRecorded {
-                index: out.session.patches.len() - 1,
-                patch: e.patch.to_string(),
-                before: e.before_snapshot.to_string(),
-                after: e.after_snapshot.to_string(),
-                files_changed: out.changes.len(),
-                lines_added: out.lines_added,
-                lines_removed: out.lines_removed,
-                obligations_ok: e.obligations_ok,
-            })?;
-        }
-        if let Some(v) = &out.verification {
-            super::verify::emit_verified(&engine, events, v)?;
-        }
-        Ok(out)
+        let mut progress = super::verify::Progress::new(!ctx.json);
+        let verify = args.verify.then_some(&vopts);
+        let mut both = Both(events, &mut progress);
+        Ok(engine.patch(&args.session, input, verify, &mut both)?)
     })?;
     for s in &out.skipped {
         eprintln!("genesis: skipped {}: {}", s.path, s.reason);

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use genesis::engine::{Engine, Observer, VerifyOptions, VerifyOutcome};
-use genesis::events::{EventKind, Stream};
+use genesis::engine::{Observer, VerifyOptions, VerifyOutcome};
+use genesis::events::Both;
 use genesis::obligation::CommandResult;
 
-use super::events::{Events, with_events};
+use super::events::with_events;
 use super::{CliError, Context};
 
 /// Arguments of `genesis verify`.
@@ -22,30 +22,16 @@ pub struct Args {
 }
 
 /// Prints obligation progress on standard error (with a spinner while one runs when standard
-/// error is a terminal) and passes it on as events.
-pub struct Progress<'a> {
+/// error is a terminal). The events go to the emitter beside it ([`Both`]).
+pub struct Progress {
     on: bool,
     spinner: Option<indicatif::ProgressBar>,
-    events: &'a mut Events,
-    /// The first event error, reported when the verification is done.
-    pub event_error: Option<CliError>,
 }
 
-impl<'a> Progress<'a> {
-    /// A progress printer (silent when `on` is false) feeding `events`.
-    pub fn new(on: bool, events: &'a mut Events) -> Self {
-        Progress {
-            on,
-            spinner: None,
-            events,
-            event_error: None,
-        }
-    }
-
-    fn emit(&mut self, kind: EventKind) {
-        if let Err(e) = self.events.emit(kind) {
-            self.event_error.get_or_insert(e);
-        }
+impl Progress {
+    /// A progress printer (silent when `on` is false).
+    pub fn new(on: bool) -> Self {
+        Progress { on, spinner: None }
     }
 }
 
@@ -64,28 +50,17 @@ pub fn spinner(message: String) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
-impl Observer for Progress<'_> {
-    fn obligation_started(&mut self, id: &str, run: &[String], index: usize, total: usize) {
-        self.emit(EventKind::ObligationStarted {
-            id: id.to_owned(),
-            run: run.to_vec(),
-            index,
-            total,
-        });
+impl Observer for Progress {
+    fn wants_events(&self) -> bool {
+        false
+    }
+    fn obligation_started(&mut self, id: &str, run: &[String], _index: usize, _total: usize) {
         if self.on {
             eprintln!("genesis: obligation {id}: running {}", run.join(" "));
             self.spinner = spinner(format!("obligation {id}"));
         }
     }
-    fn obligation_output(&mut self, id: &str, stream: Stream, data: &[u8]) {
-        self.emit(EventKind::ObligationOutput {
-            id: id.to_owned(),
-            stream,
-            data: String::from_utf8_lossy(data).into_owned(),
-        });
-    }
-    fn obligation_finished(&mut self, r: &CommandResult, index: usize, total: usize) {
-        self.emit(EventKind::obligation_finished(r, index, total));
+    fn obligation_finished(&mut self, r: &CommandResult, _index: usize, _total: usize) {
         if let Some(pb) = self.spinner.take() {
             pb.finish_and_clear();
         }
@@ -122,45 +97,6 @@ pub fn print_result(label: &str, r: &CommandResult) {
     }
 }
 
-/// Emits `Verified`, then `ApprovalNeeded` (passed) or `Failed` (obligations failed).
-pub fn emit_verified(
-    engine: &Engine,
-    events: &mut Events,
-    v: &VerifyOutcome,
-) -> Result<(), CliError> {
-    if !events.on() {
-        return Ok(());
-    }
-    let (session, state) = engine.status(v.session.session.as_str())?;
-    let impact = engine.impact(&session, &state)?;
-    events.emit(EventKind::Verified {
-        snapshot: v.record.snapshot.to_string(),
-        acceptance: v.acceptance.to_string(),
-        obligations_ok: v.record.obligations_ok,
-        files_changed: impact.files_changed,
-        lines_added: impact.lines_added,
-        lines_removed: impact.lines_removed,
-        patches: session.patches.len(),
-    })?;
-    if v.record.obligations_ok {
-        events.emit(EventKind::ApprovalNeeded {
-            snapshot: v.record.snapshot.to_string(),
-            patches: session.patches.len(),
-            files_changed: impact.files_changed,
-            lines_added: impact.lines_added,
-            lines_removed: impact.lines_removed,
-        })?;
-    } else {
-        let failed: Vec<String> = v.record.failed_ids();
-        events.emit(EventKind::Failed {
-            code: genesis::events::codes::OBLIGATIONS_FAILED.into(),
-            message: format!("obligations failed: {}", failed.join(", ")),
-            retryable: true,
-        })?;
-    }
-    Ok(())
-}
-
 /// Prints the verification summary on standard output.
 pub fn print_summary(v: &VerifyOutcome) {
     for s in &v.record.static_results {
@@ -184,22 +120,13 @@ pub fn print_summary(v: &VerifyOutcome) {
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     genesis::obligation::install_interrupt_handler();
+    let opts = VerifyOptions {
+        workdir: args.workdir.clone(),
+        ..VerifyOptions::default()
+    };
     let out = with_events(ctx, &engine, &args.session, |events| {
-        let mut progress = Progress::new(!ctx.json, events);
-        let out = engine.verify(
-            &args.session,
-            &VerifyOptions {
-                workdir: args.workdir.clone(),
-                ..VerifyOptions::default()
-            },
-            &mut progress,
-        );
-        if let Some(e) = progress.event_error.take() {
-            return Err(e);
-        }
-        let out = out?;
-        emit_verified(&engine, events, &out)?;
-        Ok(out)
+        let mut progress = Progress::new(!ctx.json);
+        Ok(engine.verify(&args.session, &opts, &mut Both(events, &mut progress))?)
     })?;
     if ctx.json {
         super::print_json(&serde_json::json!({

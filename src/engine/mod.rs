@@ -10,14 +10,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::diff::{Change, DiffOptions, Tree, changes, write_git_diff};
+use crate::events::EventKind;
 use crate::hash::Digest;
 pub use crate::journal::RecoverOutcome;
 use crate::journal::{FileState, Journal, JournalError, JournalOp};
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
 use crate::materialize::{MaterializeError, MaterializeOptions, materialize};
-use crate::obligation::{
-    AcceptanceRecord, CommandResult, StaticResult, run_command, static_checks,
-};
+use crate::obligation::{AcceptanceRecord, CommandResult, StaticResult, static_checks};
 use crate::patch::{FileChange, PatchError, PreImage, apply_patch};
 use crate::path::{WorkspacePath, absolute_resolved, forbidden_path};
 use crate::session::{
@@ -51,19 +50,9 @@ pub use patch::{PatchInput, PatchOutcome};
 pub use replay::ReplayStep;
 pub use verify::{VerifyOptions, VerifyOutcome};
 
-/// Receives progress while obligations run. Every method has a no-op default.
-pub trait Observer {
-    /// Obligation `index` (0-based) of `total` is about to start.
-    fn obligation_started(&mut self, _id: &str, _run: &[String], _index: usize, _total: usize) {}
-    /// A piece of its output as it arrives (any split; redacted when secrets are known).
-    fn obligation_output(&mut self, _id: &str, _stream: crate::events::Stream, _data: &[u8]) {}
-    /// Obligation `index` of `total` ended.
-    fn obligation_finished(&mut self, _result: &CommandResult, _index: usize, _total: usize) {}
-}
-
-/// An [`Observer`] that ignores everything.
-pub struct NoObserver;
-impl Observer for NoObserver {}
+/// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
+/// `open`, `patch`, `verify`, `apply` and `abort` report their events through it.
+pub use crate::events::{NoObserver, Observer};
 
 /// The size of a session's change, base to current.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -301,8 +290,13 @@ impl Engine {
     pub fn impact(&self, session: &Session, state: &SessionState) -> Result<Impact, EngineError> {
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
-        let list = changes(&base, &current);
-        let stats = crate::diff::stats(&base, &current, &list)?;
+        self.impact_of(&base, &current)
+    }
+
+    /// The size of the change from `base` to `current`.
+    pub(crate) fn impact_of(&self, base: &Tree, current: &Tree) -> Result<Impact, EngineError> {
+        let list = changes(base, current);
+        let stats = crate::diff::stats(base, current, &list)?;
         Ok(Impact {
             files_changed: list.len(),
             lines_added: stats.iter().map(|s| s.added).sum(),

@@ -41,7 +41,31 @@ impl Engine {
     /// [`EngineError::ManifestNotInSnapshot`], and [`EngineError::BadDirectory`] or
     /// [`EngineError::NotApart`] for a checkout directory that is not empty or lies inside the
     /// workspace.
-    pub fn open(&self, opts: &OpenOptions) -> Result<OpenOutcome, EngineError> {
+    ///
+    /// # Events
+    /// When the session is made: [`EventKind::SessionOpened`], then
+    /// [`EventKind::WorkspaceReady`] naming the directory the agent edits (the checkout, or
+    /// the workspace for a session on a copy or in place), links resolved. A failed `open`
+    /// emits nothing: there is no session to number events for.
+    pub fn open(
+        &self,
+        opts: &OpenOptions,
+        observer: &mut dyn Observer,
+    ) -> Result<OpenOutcome, EngineError> {
+        let out = self.open_inner(opts)?;
+        observer.event(&EventKind::SessionOpened {
+            base_snapshot: out.session.base_snapshot.to_string(),
+        });
+        let ready = out
+            .checkout
+            .clone()
+            .unwrap_or_else(|| self.workspace.root().to_path_buf());
+        let ready = std::fs::canonicalize(&ready).unwrap_or(ready);
+        observer.event(&EventKind::WorkspaceReady { path: ready });
+        Ok(out)
+    }
+
+    fn open_inner(&self, opts: &OpenOptions) -> Result<OpenOutcome, EngineError> {
         let _lock = self.lock()?;
         let id = opts.session.clone().unwrap_or_else(SessionId::generate);
         if session::exists(&self.store, &id) {

@@ -48,11 +48,44 @@ impl Engine {
     /// [`EngineError::OverLimit`] or [`EngineError::FileUnderFile`] when the result breaks the
     /// v0.1 rules, [`EngineError::TooManyPatches`] when the session already holds 4096
     /// patches; [`EngineError::Diff`] (a corrupt store object is exit 4).
+    ///
+    /// # Events
+    /// With `verify`, the obligation events of [`Engine::verify`]; then
+    /// [`EventKind::PatchRecorded`] when a patch was recorded; then, with `verify`, the
+    /// verification's events (`Verified`, then `ApprovalNeeded` or the failure event). A
+    /// failure is returned, not emitted.
     pub fn patch(
         &self,
         id: &str,
         input: PatchInput<'_>,
-        verify: Option<(&VerifyOptions, &mut dyn Observer)>,
+        verify: Option<&VerifyOptions>,
+        observer: &mut dyn Observer,
+    ) -> Result<PatchOutcome, EngineError> {
+        let out = self.patch_inner(id, input, verify, observer)?;
+        if let Some(e) = &out.entry {
+            observer.event(&EventKind::PatchRecorded {
+                index: out.session.patches.len() - 1,
+                patch: e.patch.to_string(),
+                before: e.before_snapshot.to_string(),
+                after: e.after_snapshot.to_string(),
+                files_changed: out.changes.len(),
+                lines_added: out.lines_added,
+                lines_removed: out.lines_removed,
+                obligations_ok: e.obligations_ok,
+            });
+        }
+        if let (Some(v), Some(vopts)) = (&out.verification, verify) {
+            super::verify::report_verified(v, vopts, observer);
+        }
+        Ok(out)
+    }
+
+    fn patch_inner(
+        &self,
+        id: &str,
+        input: PatchInput<'_>,
+        verify: Option<&VerifyOptions>,
+        observer: &mut dyn Observer,
     ) -> Result<PatchOutcome, EngineError> {
         let lock = self.lock()?;
         let (mut session, mut state) = self.load_open(id)?;
@@ -144,7 +177,7 @@ impl Engine {
             verification: None,
             skipped,
         };
-        if let Some((vopts, observer)) = verify {
+        if let Some(vopts) = verify {
             let v = self.verify_inner(id, vopts, observer, true)?;
             outcome.session = v.session.clone();
             outcome.entry = outcome.session.patches.last().cloned();

@@ -17,6 +17,12 @@ pub struct VerifyOptions {
     /// Extra command obligations for this verification (a BPT request's `commands.post`),
     /// run after the manifest's. Default: none.
     pub extra_obligations: Vec<crate::manifest::Obligation>,
+    /// How a failed verification is reported. `None` (the default): as
+    /// [`EventKind::Failed`] `obligations-failed` (`genesis verify`). `Some(advice)`: as a
+    /// retryable [`EventKind::Diagnostic`] `obligations-failed` whose message ends in
+    /// `; ADVICE` — for callers whose agent fixes the tree and verifies again in the same
+    /// execution (a BPT `CONTINUE`).
+    pub retry_advice: Option<String>,
 }
 
 /// What [`Engine::verify`] did.
@@ -30,6 +36,8 @@ pub struct VerifyOutcome {
     pub acceptance: Digest,
     /// Each command obligation's result, with output.
     pub results: Vec<CommandResult>,
+    /// The size of the session's change, base to the verified snapshot.
+    pub impact: Impact,
 }
 
 impl Engine {
@@ -37,16 +45,26 @@ impl Engine {
     /// command obligation of the manifest **as it is in the base snapshot**, stores outputs as
     /// log objects and the acceptance record, and writes `verification`.
     ///
+    /// # Events
+    /// For each command obligation: [`EventKind::ObligationStarted`], its output in
+    /// [`EventKind::ObligationOutput`] pieces (decoded and redacted by
+    /// [`crate::events::run_obligation`]), [`EventKind::ObligationFinished`]; then
+    /// [`EventKind::Verified`], and [`EventKind::ApprovalNeeded`] when the obligations passed
+    /// or the failure event of [`VerifyOptions::retry_advice`] when they did not. A failure is
+    /// returned, not emitted.
+    ///
     /// # Errors
-    /// [`EngineError::NotOpen`]; [`EngineError::Conflict`] if another patch landed while the
-    /// obligations ran; materialisation and store errors.
+    /// [`EngineError::NotOpen`]; [`EngineError::SessionMoved`] if another patch landed while
+    /// the obligations ran; materialisation and store errors.
     pub fn verify(
         &self,
         id: &str,
         opts: &VerifyOptions,
         observer: &mut dyn Observer,
     ) -> Result<VerifyOutcome, EngineError> {
-        self.verify_inner(id, opts, observer, false)
+        let out = self.verify_inner(id, opts, observer, false)?;
+        report_verified(&out, opts, observer);
+        Ok(out)
     }
 
     /// [`Engine::verify`], and when the last patch's `after_snapshot` is the verified snapshot,
@@ -54,14 +72,16 @@ impl Engine {
     /// that record a patch and then verify it in a second call (`genesis bpt`).
     ///
     /// # Errors
-    /// As [`Engine::verify`].
+    /// As [`Engine::verify`], with its events.
     pub fn verify_patch(
         &self,
         id: &str,
         opts: &VerifyOptions,
         observer: &mut dyn Observer,
     ) -> Result<VerifyOutcome, EngineError> {
-        self.verify_inner(id, opts, observer, true)
+        let out = self.verify_inner(id, opts, observer, true)?;
+        report_verified(&out, opts, observer);
+        Ok(out)
     }
 
     pub(super) fn verify_inner(
@@ -79,6 +99,8 @@ impl Engine {
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let static_results = static_checks(&manifest, self.workspace.root(), &base, &current);
+        // Before anything runs, so that nothing can fail after the verification is recorded.
+        let impact = self.impact_of(&base, &current)?;
         let (workdir, _scratch) = self.prepare_workdir(id, opts, &current, &manifest)?;
         let mut env = vec![
             ("GENESIS_SESSION".to_owned(), id.to_owned()),
@@ -101,9 +123,9 @@ impl Engine {
             if crate::obligation::interrupted() {
                 return Err(EngineError::Interrupted(ob.id.clone()));
             }
-            observer.obligation_started(&ob.id, &ob.run, index, total);
-            let r = run_redacted(ob, &workdir, &env, &redactor, observer);
-            observer.obligation_finished(&r, index, total);
+            let r = crate::events::run_obligation(
+                ob, &workdir, &env, &redactor, observer, index, total,
+            );
             if r.interrupted {
                 return Err(EngineError::Interrupted(ob.id.clone()));
             }
@@ -153,6 +175,7 @@ impl Engine {
             record,
             acceptance,
             results,
+            impact,
         })
     }
 
@@ -241,56 +264,49 @@ impl Engine {
     }
 }
 
-/// Appends `data` to `partial` and takes out the longest prefix that is whole UTF-8 (invalid
-/// bytes become U+FFFD), keeping a character split across two reads for the next call.
-fn utf8_pieces(partial: &mut Vec<u8>, data: &[u8]) -> String {
-    partial.extend_from_slice(data);
-    let cut = match std::str::from_utf8(partial) {
-        Ok(_) => partial.len(),
-        Err(e) if e.error_len().is_none() => e.valid_up_to(),
-        Err(_) => partial.len(),
-    };
-    let text = String::from_utf8_lossy(&partial[..cut]).into_owned();
-    partial.drain(..cut);
-    text
-}
-
-/// Runs the command obligation `ob` in `workdir` with `env`, streaming its output to
-/// `observer` as whole UTF-8 pieces with every secret of `redactor` replaced (a secret split
-/// across two reads included); the stored output is redacted the same way.
-fn run_redacted(
-    ob: &crate::manifest::Obligation,
-    workdir: &Path,
-    env: &[(String, String)],
-    redactor: &crate::events::Redactor,
+/// The events after a verification (see [`Engine::verify`]): `Verified`, then
+/// `ApprovalNeeded` or the failure event [`VerifyOptions::retry_advice`] asks for.
+pub(super) fn report_verified(
+    v: &VerifyOutcome,
+    opts: &VerifyOptions,
     observer: &mut dyn Observer,
-) -> CommandResult {
-    let mut carry = [String::new(), String::new()];
-    let mut partial: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
-    let mut r = run_command(ob, workdir, env, &mut |stream, data| {
-        let slot = usize::from(stream == crate::events::Stream::Stderr);
-        let text = utf8_pieces(&mut partial[slot], data);
-        let clean = redactor.redact_chunk(&mut carry[slot], &text, false);
-        if !clean.is_empty() {
-            observer.obligation_output(&ob.id, stream, clean.as_bytes());
-        }
+) {
+    if !observer.wants_events() {
+        return;
+    }
+    let (snapshot, impact) = (v.record.snapshot.to_string(), v.impact);
+    let patches = v.session.patches.len();
+    observer.event(&EventKind::Verified {
+        snapshot: snapshot.clone(),
+        acceptance: v.acceptance.to_string(),
+        obligations_ok: v.record.obligations_ok,
+        files_changed: impact.files_changed,
+        lines_added: impact.lines_added,
+        lines_removed: impact.lines_removed,
+        patches,
     });
-    for (slot, stream) in [crate::events::Stream::Stdout, crate::events::Stream::Stderr]
-        .into_iter()
-        .enumerate()
-    {
-        let rest = redactor.redact_chunk(&mut carry[slot], "", true);
-        if !rest.is_empty() {
-            observer.obligation_output(&ob.id, stream, rest.as_bytes());
-        }
+    if v.record.obligations_ok {
+        observer.event(&EventKind::ApprovalNeeded {
+            snapshot,
+            patches,
+            files_changed: impact.files_changed,
+            lines_added: impact.lines_added,
+            lines_removed: impact.lines_removed,
+        });
+        return;
     }
-    if !redactor.is_empty() {
-        r.stdout = redactor
-            .redact(&String::from_utf8_lossy(&r.stdout))
-            .into_bytes();
-        r.stderr = redactor
-            .redact(&String::from_utf8_lossy(&r.stderr))
-            .into_bytes();
-    }
-    r
+    let message = format!("obligations failed: {}", v.record.failed_ids().join(", "));
+    let code = crate::events::codes::OBLIGATIONS_FAILED.to_owned();
+    observer.event(&match &opts.retry_advice {
+        None => EventKind::Failed {
+            code,
+            message,
+            retryable: true,
+        },
+        Some(advice) => EventKind::Diagnostic {
+            code,
+            message: format!("{message}; {advice}"),
+            retryable: true,
+        },
+    });
 }

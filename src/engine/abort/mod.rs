@@ -39,6 +39,14 @@ mod restore;
 pub struct AbortOptions {
     /// Compute and report what would change; change nothing (not even the store).
     pub dry_run: bool,
+    /// Why, for the [`crate::events::EventKind::Aborted`] event. Default (`None`):
+    /// [`AbortOptions::DEFAULT_REASON`].
+    pub reason: Option<String>,
+}
+
+impl AbortOptions {
+    /// The reason of an abort asked for without one.
+    pub const DEFAULT_REASON: &'static str = "aborted by request";
 }
 
 /// What abort does to one path.
@@ -262,7 +270,8 @@ impl Engine {
     /// # Errors
     /// As [`Engine::abort_with`].
     pub fn abort(&self, id: &str) -> Result<Session, EngineError> {
-        Ok(self.abort_with(id, &AbortOptions::default())?.session)
+        let opts = AbortOptions::default();
+        Ok(self.abort_with(id, &opts, &mut super::NoObserver)?.session)
     }
 
     /// Aborts the session: status becomes `aborted`; an in-place session's workspace goes back
@@ -274,7 +283,30 @@ impl Engine {
     /// file again holds files abort does not remove, or a path holds something other than a
     /// regular file (nothing changed then); [`EngineError::Unsafe`]; store, snapshot and
     /// journal errors.
-    pub fn abort_with(&self, id: &str, opts: &AbortOptions) -> Result<AbortOutcome, EngineError> {
+    ///
+    /// # Events
+    /// [`crate::events::EventKind::Aborted`] with [`AbortOptions::reason`] once the session is
+    /// aborted (not for a dry run). A failure is returned, not emitted.
+    pub fn abort_with(
+        &self,
+        id: &str,
+        opts: &AbortOptions,
+        observer: &mut dyn super::Observer,
+    ) -> Result<AbortOutcome, EngineError> {
+        let out = self.abort_inner(id, opts)?;
+        if out.written {
+            let reason = opts
+                .reason
+                .as_deref()
+                .unwrap_or(AbortOptions::DEFAULT_REASON);
+            observer.event(&crate::events::EventKind::Aborted {
+                reason: reason.to_owned(),
+            });
+        }
+        Ok(out)
+    }
+
+    fn abort_inner(&self, id: &str, opts: &AbortOptions) -> Result<AbortOutcome, EngineError> {
         let _lock = self.lock()?;
         let (session, state) = session::load(self.store(), id)?;
         if session.status == Status::Aborted && !state.in_place && !opts.dry_run {

@@ -35,7 +35,27 @@ impl Engine {
     /// # Errors
     /// [`EngineError::NotOpen`], [`EngineError::NotVerified`], [`EngineError::Conflict`]
     /// listing the paths (nothing written), [`EngineError::Unsafe`], [`EngineError::Io`].
-    pub fn apply(&self, id: &str, opts: &ApplyOptions) -> Result<ApplyOutcome, EngineError> {
+    ///
+    /// # Events
+    /// [`EventKind::Applied`] once the workspace is written (not for a dry run). A failure is
+    /// returned, not emitted: the caller reports it with [`crate::ErrorKind::event`].
+    pub fn apply(
+        &self,
+        id: &str,
+        opts: &ApplyOptions,
+        observer: &mut dyn Observer,
+    ) -> Result<ApplyOutcome, EngineError> {
+        let out = self.apply_inner(id, opts)?;
+        if out.written {
+            observer.event(&EventKind::Applied {
+                snapshot: out.session.current_snapshot.to_string(),
+                files_changed: out.changes.len(),
+            });
+        }
+        Ok(out)
+    }
+
+    fn apply_inner(&self, id: &str, opts: &ApplyOptions) -> Result<ApplyOutcome, EngineError> {
         let _lock = self.lock()?;
         let (mut session, state) = self.load_open(id)?;
         match &session.verification {
