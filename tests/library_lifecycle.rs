@@ -29,11 +29,14 @@ fn engine(root: &Path) -> Engine {
 
 fn open(engine: &Engine, id: &str, in_place: bool) -> String {
     let out = engine
-        .open(&OpenOptions {
-            session: Some(SessionId::new(id).unwrap()),
-            in_place,
-            ..OpenOptions::default()
-        })
+        .open(
+            &OpenOptions {
+                session: Some(SessionId::new(id).unwrap()),
+                in_place,
+                ..OpenOptions::default()
+            },
+            &mut NoObserver,
+        )
         .expect("open");
     assert_eq!(out.session.status, Status::Open);
     assert_eq!(out.session.base_snapshot, out.session.current_snapshot);
@@ -48,7 +51,9 @@ fn open_patch_verify_apply_writes_the_recorded_bytes() {
     let d = tempfile::tempdir().unwrap();
     let e = engine(d.path());
     let id = open(&e, "s1", false);
-    let p = e.patch(&id, PatchInput::Diff(EDIT), None).expect("patch");
+    let p = e
+        .patch(&id, PatchInput::Diff(EDIT), None, &mut NoObserver)
+        .expect("patch");
     assert_eq!((p.lines_added, p.lines_removed), (1, 0));
     assert_eq!(p.changes.len(), 1);
     assert_eq!(p.changes[0].path.as_str(), "a.txt");
@@ -69,12 +74,15 @@ fn open_patch_verify_apply_writes_the_recorded_bytes() {
                 dry_run: true,
                 ..ApplyOptions::default()
             },
+            &mut NoObserver,
         )
         .expect("dry run");
     assert!(!dry.written);
     assert_eq!(std::fs::read(d.path().join("a.txt")).unwrap(), b"hello\n");
 
-    let a = e.apply(&id, &ApplyOptions::default()).expect("apply");
+    let a = e
+        .apply(&id, &ApplyOptions::default(), &mut NoObserver)
+        .expect("apply");
     assert!(a.written);
     assert_eq!(a.session.status, Status::Applied);
     assert_eq!(
@@ -82,7 +90,7 @@ fn open_patch_verify_apply_writes_the_recorded_bytes() {
         b"hello\nworld\n"
     );
     // An applied session cannot be changed again.
-    match e.patch(&id, PatchInput::Diff(EDIT), None) {
+    match e.patch(&id, PatchInput::Diff(EDIT), None, &mut NoObserver) {
         Err(EngineError::NotOpen { id: got, status }) => {
             assert_eq!(got, id);
             assert_eq!(status, Status::Applied);
@@ -97,8 +105,11 @@ fn apply_without_a_passing_verification_is_refused_and_writes_nothing() {
     let e = engine(d.path());
     let id = open(&e, "s2", false);
     let bye = b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+bye\n";
-    e.patch(&id, PatchInput::Diff(bye), None).expect("patch");
-    let err = e.apply(&id, &ApplyOptions::default()).unwrap_err();
+    e.patch(&id, PatchInput::Diff(bye), None, &mut NoObserver)
+        .expect("patch");
+    let err = e
+        .apply(&id, &ApplyOptions::default(), &mut NoObserver)
+        .unwrap_err();
     assert!(matches!(err, EngineError::NotVerified { .. }), "{err:?}");
     assert_eq!(err.kind(), ErrorKind::State);
 
@@ -108,7 +119,9 @@ fn apply_without_a_passing_verification_is_refused_and_writes_nothing() {
         .expect("verify runs");
     assert!(!v.record.obligations_ok);
     assert_eq!(v.results[0].exit_code, Some(1));
-    let err = e.apply(&id, &ApplyOptions::default()).unwrap_err();
+    let err = e
+        .apply(&id, &ApplyOptions::default(), &mut NoObserver)
+        .unwrap_err();
     assert!(matches!(err, EngineError::NotVerified { .. }), "{err:?}");
     assert_eq!(std::fs::read(d.path().join("a.txt")).unwrap(), b"hello\n");
 }
@@ -118,11 +131,12 @@ fn a_workspace_edited_under_the_session_is_a_conflict_naming_the_path() {
     let d = tempfile::tempdir().unwrap();
     let e = engine(d.path());
     let id = open(&e, "s3", false);
-    e.patch(&id, PatchInput::Diff(EDIT), None).expect("patch");
+    e.patch(&id, PatchInput::Diff(EDIT), None, &mut NoObserver)
+        .expect("patch");
     e.verify(&id, &VerifyOptions::default(), &mut NoObserver)
         .expect("verify");
     std::fs::write(d.path().join("a.txt"), b"hello from the user\n").unwrap();
-    match e.apply(&id, &ApplyOptions::default()) {
+    match e.apply(&id, &ApplyOptions::default(), &mut NoObserver) {
         Err(EngineError::Conflict { id: got, conflicts }) => {
             assert_eq!(got, id);
             assert_eq!(conflicts.len(), 1);
@@ -149,7 +163,9 @@ fn a_bad_hunk_is_a_patch_error_and_records_nothing() {
     let before = e.status(&id).unwrap().0;
     let stale =
         b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-goodbye\n+bye\n";
-    let err = e.patch(&id, PatchInput::Diff(stale), None).unwrap_err();
+    let err = e
+        .patch(&id, PatchInput::Diff(stale), None, &mut NoObserver)
+        .unwrap_err();
     assert!(matches!(err, EngineError::Patch(_)), "{err:?}");
     assert_eq!(err.kind(), ErrorKind::BadInput);
     assert!(err.to_string().contains("a.txt"), "{err}");
@@ -168,12 +184,21 @@ fn in_place_abort_saves_unrecorded_work_and_restore_brings_it_back() {
     std::fs::write(d.path().join("out/result.jsonl"), b"{}\n").unwrap();
 
     let plan = e
-        .abort_with(&id, &AbortOptions { dry_run: true })
+        .abort_with(
+            &id,
+            &AbortOptions {
+                dry_run: true,
+                ..AbortOptions::default()
+            },
+            &mut NoObserver,
+        )
         .expect("dry run");
     assert_eq!(e.status(&id).unwrap().0.status, Status::Open);
     assert_eq!(plan.steps.len(), 2);
 
-    let done = e.abort_with(&id, &AbortOptions::default()).expect("abort");
+    let done = e
+        .abort_with(&id, &AbortOptions::default(), &mut NoObserver)
+        .expect("abort");
     let mut saved: Vec<_> = done.saved.iter().map(|f| f.path.to_string()).collect();
     saved.sort();
     assert_eq!(saved, ["a.txt", "out/result.jsonl"]);
@@ -198,10 +223,13 @@ fn a_second_session_with_the_same_id_is_refused() {
     let e = engine(d.path());
     open(&e, "s6", false);
     let err = e
-        .open(&OpenOptions {
-            session: Some(SessionId::new("s6").unwrap()),
-            ..OpenOptions::default()
-        })
+        .open(
+            &OpenOptions {
+                session: Some(SessionId::new("s6").unwrap()),
+                ..OpenOptions::default()
+            },
+            &mut NoObserver,
+        )
         .unwrap_err();
     assert!(
         matches!(
