@@ -802,6 +802,7 @@ impl Emitter {
                 EngineError::Patch(_)
                 | EngineError::PathLimit(_)
                 | EngineError::VerifyPathLimit { .. }
+                | EngineError::CheckoutPathLimit { .. }
                 | EngineError::CheckoutInPlace
                 | EngineError::ManifestNotInSnapshot { .. }
                 | EngineError::NotApart { .. }
