@@ -84,7 +84,10 @@ impl Engine {
         let mut skipped = Vec::new();
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
-            PatchInput::Diff(bytes) => self.patched_by_diff(id, bytes, &current, &manifest)?,
+            PatchInput::Diff(bytes) => {
+                let base_tracked = self.base_tracked(&state)?;
+                self.patched_by_diff(id, bytes, &current, &manifest, &base_tracked)?
+            }
             PatchInput::Dir(dir) => match self.patched_by_dir(id, dir, &current, &manifest)? {
                 (Some(patched), dir_skipped) => {
                     skipped = dir_skipped;
@@ -156,14 +159,22 @@ impl Engine {
     /// The snapshot, executable bits and text a submitted diff gives on `current`, with every
     /// rule checked (forbidden paths, file-system limits, membership); the new blobs are
     /// stored only once all passed.
+    ///
+    /// Membership: files git tracks are exempt from `.gitignore` — those the index tracks
+    /// now, and the session's recorded tracked members of the base (`base_tracked`) at every
+    /// path this patch does not touch. So `git rm --cached Cargo.lock` during the session does
+    /// not block an unrelated patch; a patch that writes or deletes such a file is judged with
+    /// the index of the moment, and its refusal says that git no longer tracks the file.
     fn patched_by_diff(
         &self,
         id: &str,
         bytes: &[u8],
         current: &Tree,
         manifest: &Manifest,
+        base_tracked: &crate::tracked::TrackedFiles,
     ) -> Result<Patched, EngineError> {
         let outcome = apply_patch(bytes, &TreeImage(current), &patch_rules(manifest))?;
+        let touched: BTreeSet<String> = outcome.changes.keys().map(|p| p.to_string()).collect();
         for p in outcome.changes.keys() {
             if let Some(reason) = forbidden_path(p) {
                 return Err(EngineError::Unsafe {
@@ -180,13 +191,22 @@ impl Engine {
             .collect();
         let (snap, exec, pending) = self.apply_changes(current, outcome.changes)?;
         self.check_fs_limits(id, written.iter(), &snap)?;
-        let tracked = self.tracked()?;
-        let left_out = crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
+        let now = self.tracked()?;
+        let tracked = now.with_paths(base_tracked.iter().filter(|p| !touched.contains(*p)));
+        let mut left_out = crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
             match pending.get(&f.blob) {
                 Some(data) => Ok(data.clone()),
                 None => self.store.read_object(&f.blob),
             }
         })?;
+        for l in &mut left_out {
+            if base_tracked.contains(&l.path) && !now.contains(&l.path) {
+                l.reason = format!(
+                    "{}; git no longer tracks it, as it did when the session opened",
+                    l.reason
+                );
+            }
+        }
         if !left_out.is_empty() {
             return Err(EngineError::LeftOut { paths: left_out });
         }
