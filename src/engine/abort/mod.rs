@@ -15,7 +15,8 @@
 //! - A directory that must become a file again but holds anything the abort does not remove
 //!   (an ignored file) is a conflict: exit 3, nothing changed.
 //! - `restore SESSION` writes the saved files back: into the workspace of an in-place session
-//!   (each path must still be as abort left it, else exit 3 and nothing written), into the
+//!   (each path must still be as abort left it, else exit 3 and nothing written; a saved
+//!   spelling that opens the base file under another case is as abort left it), into the
 //!   checkout directory of a checkout session (it must hold no member file), or with `--to
 //!   DIR` the whole saved snapshot into a new or empty directory.
 

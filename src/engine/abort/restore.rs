@@ -178,6 +178,10 @@ impl Engine {
         let mut ops = Vec::new();
         let mut written = Vec::new();
         let mut unchanged = Vec::new();
+        let saved_paths: BTreeSet<&str> = saved.files.iter().map(|f| f.path.as_str()).collect();
+        // Base paths that a saved path opens under another spelling (case-insensitive file
+        // system, after the agent's case-only rename): the saved spelling replaces them.
+        let mut respelled: BTreeSet<WorkspacePath> = BTreeSet::new();
         for f in &saved.files {
             let target = f.path.to_fs_path(&root);
             if let Some(reason) = crate::engine::apply::preconditions::blocked_parent(
@@ -196,13 +200,25 @@ impl Engine {
                     continue;
                 }
             };
-            if disk.is_some_and(|(b, _, x)| b == f.blob && x == f.executable) {
+            // On a case-insensitive file system `README.md` opens the base's `readme.md`
+            // that abort put back: that file, as the base has it, is "as abort left it", and
+            // the saved spelling comes back (the base spelling is deleted, as in an apply of
+            // a case-only rename). On a case-sensitive file system no other spelling is the
+            // same file, so this never applies.
+            let other = match (base.snapshot.get(f.path.as_str()), disk) {
+                (None, Some(_)) => {
+                    same_file_in_base(&root, &f.path, &base, &saved_paths).cloned()
+                }
+                _ => None,
+            };
+            if other.is_none() && disk.is_some_and(|(b, _, x)| b == f.blob && x == f.executable) {
                 unchanged.push(f.path.clone());
                 continue;
             }
-            let base_state = base.snapshot.get(f.path.as_str()).map(|b| FileState {
+            let base_path = other.clone().unwrap_or_else(|| f.path.clone());
+            let base_state = base.snapshot.get(base_path.as_str()).map(|b| FileState {
                 blob: b.blob,
-                executable: base.is_executable(&f.path),
+                executable: base.is_executable(&base_path),
                 mode: None,
             });
             let disk_state = disk.map(|(blob, _, executable)| FileState {
@@ -217,9 +233,20 @@ impl Engine {
                 ));
                 continue;
             }
+            if let Some(other) = other {
+                // The journal stages the saved spelling, then deletes the base spelling: the
+                // only copy of the base file is in the store already.
+                if respelled.insert(other.clone()) {
+                    ops.push(JournalOp {
+                        path: other,
+                        pre: base_state,
+                        post: None,
+                    });
+                }
+            }
             ops.push(JournalOp {
                 path: f.path.clone(),
-                pre: disk_state,
+                pre: if base_path == f.path { disk_state } else { None },
                 post: Some(FileState {
                     blob: f.blob,
                     executable: f.executable,
@@ -249,4 +276,29 @@ impl Engine {
             unchanged,
         })
     }
+}
+
+/// The base path, other than `path`, equal to it under [`crate::path::fold_key`], that is the
+/// very file on disk `path` opens (same device and inode) and that no saved file names:
+/// what a case-insensitive or normalising file system shows after the agent's case-only
+/// rename of a file or of a directory above it.
+fn same_file_in_base<'a>(
+    root: &Path,
+    path: &WorkspacePath,
+    base: &'a Tree,
+    saved: &BTreeSet<&str>,
+) -> Option<&'a WorkspacePath> {
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::symlink_metadata(path.to_fs_path(root)).ok()?;
+    let key = crate::path::fold_key(path.as_str());
+    base.snapshot
+        .files()
+        .iter()
+        .map(|b| &b.path)
+        .filter(|b| b.as_str() != path.as_str() && !saved.contains(b.as_str()))
+        .filter(|b| crate::path::fold_key(b.as_str()) == key)
+        .find(|b| {
+            std::fs::symlink_metadata(b.to_fs_path(root))
+                .is_ok_and(|o| o.is_file() && o.dev() == md.dev() && o.ino() == md.ino())
+        })
 }
