@@ -167,3 +167,68 @@ fn a_file_over_the_size_limit_never_blocks_abort_and_is_recoverable() {
     assert_eq!(std::fs::read(r.join("out/result.bin")).unwrap(), big);
     assert_eq!(std::fs::read(r.join("app.py")).unwrap(), big_edit);
 }
+
+#[test]
+fn a_checkout_abort_saves_and_removes_hidden_and_oversized_files_and_restores_them() {
+    let t = workspace(
+        SMALL_LIMIT,
+        &[(".gitignore", b"/target/\n"), ("app.py", b"app\n")],
+    );
+    let r = t.path();
+    let other = tempfile::tempdir().unwrap();
+    let co = other.path().join("co");
+    ok(&run_in(
+        r,
+        &["open", "--session", "c", "--checkout", co.to_str().unwrap()],
+    ));
+    let big: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
+    write_tree(
+        &co,
+        &[
+            (".gitignore", b"/target/\n/out/\n"),
+            ("out/result.jsonl", b"res\n"),
+            ("big.bin", &big),
+            ("target/cache.o", b"build\n"),
+        ],
+    );
+    let o = run_in(r, &["abort", "--dry-run", "c"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "abort c would change 5 path(s):\n  delete  .gitignore  (unrecorded: saved first)\n  delete  app.py\n  delete  big.bin  (unrecorded: saved first)\n  delete  genesis.json\n  delete  out/result.jsonl  (unrecorded: saved first)\n"
+    );
+    let o = run_in(r, &["abort", "c"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "saved 3 file(s) that no patch recorded before removing or overwriting them:\n  .gitignore (15 bytes, blob {})\n  big.bin (4096 bytes, blob {})\n  out/result.jsonl (4 bytes, blob {})\nbring them back with: genesis restore c\nkept {}: it still holds files the snapshot rules leave out\naborted session c\n",
+            sha(b"/target/\n/out/\n"),
+            sha(&big),
+            sha(b"res\n"),
+            co.display()
+        )
+    );
+    // Only what the base's rules leave out stays.
+    assert_eq!(files(&co), ["target/cache.o=build\n"]);
+    ok(&run_in(r, &["restore", "c"]));
+    assert_eq!(std::fs::read(co.join("big.bin")).unwrap(), big);
+    assert_eq!(std::fs::read(co.join("out/result.jsonl")).unwrap(), b"res\n");
+    assert_eq!(
+        std::fs::read(co.join(".gitignore")).unwrap(),
+        b"/target/\n/out/\n"
+    );
+    // --to writes the whole tree abort found, the oversized and hidden files included.
+    let to = other.path().join("to");
+    ok(&run_in(r, &["restore", "c", "--to", to.to_str().unwrap()]));
+    assert_eq!(
+        files(&to),
+        [
+            ".gitignore=/target/\n/out/\n".to_owned(),
+            "app.py=app\n".to_owned(),
+            format!("big.bin={}", String::from_utf8_lossy(&big)),
+            manifest_entry(SMALL_LIMIT),
+            "out/result.jsonl=res\n".to_owned(),
+        ]
+    );
+}

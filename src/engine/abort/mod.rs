@@ -334,7 +334,25 @@ impl Engine {
         let (snapshot, _) = self.store().read_snapshot(&identity)?;
         let mut members = Vec::new();
         let mut steps = Vec::new();
-        for f in snapshot.files() {
+        // The snapshot's files, and the saved files abort found outside it (hidden by a rule
+        // the agent added, or over the size limit).
+        let mut files: Vec<(SnapshotFile, bool)> = snapshot
+            .files()
+            .iter()
+            .map(|f| (f.clone(), saved.executable.contains(&f.path)))
+            .collect();
+        for f in &saved.files {
+            if snapshot.get(f.path.as_str()).is_none() {
+                let file = SnapshotFile {
+                    path: f.path.clone(),
+                    blob: f.blob,
+                    bytes: f.bytes,
+                };
+                files.push((file, f.executable));
+            }
+        }
+        files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+        for (f, exec) in &files {
             let target = f.path.to_fs_path(&dir);
             if crate::engine::apply::preconditions::blocked_parent(&dir, &f.path, &BTreeSet::new())
                 .is_some()
@@ -343,7 +361,7 @@ impl Engine {
             }
             if let OnDisk::File(b, _, x) = on_disk(self, &target, false)?
                 && b == f.blob
-                && x == saved.executable.contains(&f.path)
+                && x == *exec
             {
                 steps.push(AbortStep {
                     path: f.path.clone(),
@@ -724,10 +742,36 @@ impl Engine {
         };
         if let Some(dir) = &dir {
             let manifest = self.manifest_of(&state, &session)?;
-            let now = self.snapshot_for_abort(dir, &manifest, opts.dry_run, &[])?;
+            // Judged with the base's rules, as in place: files hidden by a rule the agent
+            // added and files over the size limit are removed (and saved) too.
+            let base = self.tree(&session.base_snapshot, state.base_executable())?;
+            let limit = self.snapshot_options(&manifest)?.max_file_bytes;
+            let view = base_view::base_view(self, dir, &base, &state, &manifest, limit)?;
+            let now = self.snapshot_for_abort(dir, &manifest, opts.dry_run, &view.excludes)?;
             let current = self.tree(&session.current_snapshot, state.current_executable())?;
-            for f in now.snapshot.files() {
-                let exec = now.executable.contains(&f.path);
+            let mut all: Vec<(SnapshotFile, bool)> = now
+                .snapshot
+                .files()
+                .iter()
+                .map(|f| (f.clone(), now.executable.contains(&f.path)))
+                .collect();
+            for p in base_view::missing_from(&view, &now.snapshot) {
+                if let OnDisk::File(blob, bytes, exec) =
+                    on_disk(self, &p.to_fs_path(dir), !opts.dry_run)?
+                {
+                    all.push((
+                        SnapshotFile {
+                            path: p,
+                            blob,
+                            bytes,
+                        },
+                        exec,
+                    ));
+                }
+            }
+            all.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+            for (f, exec) in &all {
+                let (f, exec) = (f, *exec);
                 let recorded = current
                     .snapshot
                     .get(f.path.as_str())

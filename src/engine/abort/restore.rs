@@ -58,11 +58,23 @@ impl Engine {
             snapshot: Default::default(),
             modes_from: None,
         };
-        let all: Vec<WorkspacePath> = snapshot.files().iter().map(|f| f.path.clone()).collect();
+        // Saved files abort found outside its snapshot (hidden by a rule the agent added, or
+        // over the v0.1 size limit): part of the tree abort found, written beside it.
+        let extra: Vec<&SavedFile> = saved
+            .files
+            .iter()
+            .filter(|f| snapshot.get(f.path.as_str()).is_none())
+            .collect();
+        let mut all: Vec<WorkspacePath> = snapshot.files().iter().map(|f| f.path.clone()).collect();
+        all.extend(extra.iter().map(|f| f.path.clone()));
+        all.sort();
         if let Some(to) = &opts.to {
             self.check_checkout_dir(to)?;
             if !opts.dry_run {
                 materialize(self.store(), &snapshot, &saved_exec, to, &mopts)?;
+                for f in &extra {
+                    write_saved(self, to, f)?;
+                }
             }
             return Ok(RestoreOutcome {
                 target: to.clone(),
@@ -74,14 +86,23 @@ impl Engine {
             let Some(dir) = state.checkout.clone() else {
                 return Err(EngineError::NoCheckoutToRestore { id: id.to_owned() });
             };
-            return self.restore_into_checkout(
-                id,
-                dir,
-                &snapshot,
-                &saved_exec,
-                &saved,
-                opts.dry_run,
-            );
+            let mut files: Vec<(SnapshotFile, bool)> = snapshot
+                .files()
+                .iter()
+                .map(|f| (f.clone(), saved_exec.contains(&f.path)))
+                .collect();
+            files.extend(extra.iter().map(|f| {
+                (
+                    SnapshotFile {
+                        path: f.path.clone(),
+                        blob: f.blob,
+                        bytes: f.bytes,
+                    },
+                    f.executable,
+                )
+            }));
+            files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+            return self.restore_into_checkout(id, dir, &files, &saved, opts.dry_run);
         }
         self.restore_in_place(id, &session, &state, &saved, opts.dry_run)
     }
@@ -92,8 +113,7 @@ impl Engine {
         &self,
         id: &str,
         dir: PathBuf,
-        snapshot: &crate::snapshot::Snapshot,
-        saved_exec: &BTreeSet<WorkspacePath>,
+        files: &[(SnapshotFile, bool)],
         saved: &SavedWork,
         dry_run: bool,
     ) -> Result<RestoreOutcome, EngineError> {
@@ -102,8 +122,8 @@ impl Engine {
         let mut conflicts = Vec::new();
         let mut todo = Vec::new();
         let mut unchanged = Vec::new();
-        for f in snapshot.files() {
-            let exec = saved_exec.contains(&f.path);
+        for (f, exec) in files {
+            let exec = *exec;
             let target = f.path.to_fs_path(&dir);
             match on_disk(self, &target, false)? {
                 OnDisk::Absent => todo.push((f, exec, target)),
@@ -301,4 +321,20 @@ fn same_file_in_base<'a>(
             std::fs::symlink_metadata(b.to_fs_path(root))
                 .is_ok_and(|o| o.is_file() && o.dev() == md.dev() && o.ino() == md.ino())
         })
+}
+
+/// Writes the saved file `f` under `dir` (new directories as needed), with its saved
+/// permission bits (or the umask's default), through a temp file, durably.
+fn write_saved(engine: &Engine, dir: &Path, f: &SavedFile) -> Result<(), EngineError> {
+    let target = f.path.to_fs_path(dir);
+    let parent = target.parent().unwrap_or(dir).to_path_buf();
+    std::fs::create_dir_all(&parent).map_err(|source| EngineError::Io {
+        path: parent.clone(),
+        source,
+    })?;
+    let mode = f
+        .mode
+        .unwrap_or_else(|| crate::fsmode::for_new_file(f.executable));
+    crate::materialize::write_blob(engine.store(), &f.blob, &parent, &target, mode, true)?;
+    Ok(())
 }
