@@ -92,7 +92,10 @@ fn what_abort_leaves_on_purpose_is_listed_as_kept() {
     // holds secret.env: abort restores .gitignore and keeps secret.env, and says so.
     let t = workspace(
         MANIFEST,
-        &[(".gitignore", b"secret.env\n"), ("secret.env", b"TOKEN=x\n")],
+        &[
+            (".gitignore", b"secret.env\n"),
+            ("secret.env", b"TOKEN=x\n"),
+        ],
     );
     let r = t.path();
     ok(&run_in(r, &["open", "--session", "s", "--in-place"]));
@@ -213,7 +216,10 @@ fn a_checkout_abort_saves_and_removes_hidden_and_oversized_files_and_restores_th
     assert_eq!(files(&co), ["target/cache.o=build\n"]);
     ok(&run_in(r, &["restore", "c"]));
     assert_eq!(std::fs::read(co.join("big.bin")).unwrap(), big);
-    assert_eq!(std::fs::read(co.join("out/result.jsonl")).unwrap(), b"res\n");
+    assert_eq!(
+        std::fs::read(co.join("out/result.jsonl")).unwrap(),
+        b"res\n"
+    );
     assert_eq!(
         std::fs::read(co.join(".gitignore")).unwrap(),
         b"/target/\n/out/\n"

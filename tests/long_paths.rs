@@ -448,5 +448,8 @@ fn a_failed_open_checkout_leaves_no_partly_written_directory() {
         &["open", "--session", "s", "--checkout", co.to_str().unwrap()],
         b"",
     ));
-    assert_eq!(std::fs::read(co.join("src/lib.rs")).unwrap(), b"fn f() {}\n");
+    assert_eq!(
+        std::fs::read(co.join("src/lib.rs")).unwrap(),
+        b"fn f() {}\n"
+    );
 }

@@ -95,7 +95,11 @@ fn tmpdir_inside_the_workspace_or_store_is_refused() {
             v
         };
         let had = listing(&tmp);
-        let o = run_env(r, &["verify", "t"], &[("TMPDIR", tmp.display().to_string())]);
+        let o = run_env(
+            r,
+            &["verify", "t"],
+            &[("TMPDIR", tmp.display().to_string())],
+        );
         assert_eq!(code(&o), Some(2), "TMPDIR={inside}: {}", stderr(&o));
         assert_eq!(
             stderr(&o),

@@ -157,7 +157,10 @@ mod tests {
     #[test]
     fn literal_globs_escape_every_special_character() {
         assert_eq!(literal_glob("out", true), "/out/");
-        assert_eq!(literal_glob("a b/[x]*?.txt", false), "/a\\ b/\\[x\\]\\*\\?.txt");
+        assert_eq!(
+            literal_glob("a b/[x]*?.txt", false),
+            "/a\\ b/\\[x\\]\\*\\?.txt"
+        );
         assert_eq!(literal_glob("#n/!m\\", false), "/\\#n/\\!m\\\\");
     }
 }

@@ -8,7 +8,10 @@
 //!   after the last `patch`, a file never recorded — is listed in the session state
 //!   ([`SavedWork`]). Paths that the **base** snapshot's rules leave out (a file hidden by
 //!   `.gitignore` in the base, even if the agent emptied that `.gitignore`) are never touched.
-//!   Paths another applied session changed are left as they are.
+//!   Paths another applied session changed are left as they are. The tree is judged with the
+//!   base's rules (module `base_view`): files hidden by an ignore rule the agent added, and
+//!   files over the snapshot size limit, are additions too (saved, streamed into the store,
+//!   and removed); what abort leaves on purpose is reported in [`AbortOutcome::kept`].
 //! - **`--checkout` session**: the checkout directory is snapshotted into the store the same
 //!   way; its member files are removed, and the directories they leave empty; files the
 //!   snapshot rules leave out (`target/`, ignored output) stay, and so does the directory then.

@@ -226,9 +226,7 @@ impl Engine {
             // a case-only rename). On a case-sensitive file system no other spelling is the
             // same file, so this never applies.
             let other = match (base.snapshot.get(f.path.as_str()), disk) {
-                (None, Some(_)) => {
-                    same_file_in_base(&root, &f.path, &base, &saved_paths).cloned()
-                }
+                (None, Some(_)) => same_file_in_base(&root, &f.path, &base, &saved_paths).cloned(),
                 _ => None,
             };
             if other.is_none() && disk.is_some_and(|(b, _, x)| b == f.blob && x == f.executable) {
@@ -266,7 +264,11 @@ impl Engine {
             }
             ops.push(JournalOp {
                 path: f.path.clone(),
-                pre: if base_path == f.path { disk_state } else { None },
+                pre: if base_path == f.path {
+                    disk_state
+                } else {
+                    None
+                },
                 post: Some(FileState {
                     blob: f.blob,
                     executable: f.executable,
