@@ -573,3 +573,47 @@ fn untracking_a_base_file_during_the_session_blocks_only_patches_that_touch_it()
         .unwrap();
     assert_eq!(lock_entry["blob"], LOCK_V1_BLOB);
 }
+
+/// The same through `genesis patch SESSION` of an in-place session (the workspace recorded as
+/// it is): after `git rm --cached Cargo.lock` an edit elsewhere records only that edit (before,
+/// Cargo.lock was recorded as deleted, silently); an edit of Cargo.lock is refused (exit 2),
+/// the message saying that git no longer tracks it.
+#[test]
+fn untracking_a_base_file_during_an_in_place_session_records_no_deletion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    make_repo(ws);
+    assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
+    let o = run_in(ws, &["open", "--in-place", "--session", "p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    git(ws, &["rm", "-q", "--cached", "Cargo.lock"]);
+    std::fs::write(ws.join("src/main.rs"), b"fn main() { println!(); }\n").unwrap();
+    let o = run_in(ws, &["patch", "p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_in(ws, &["diff", "p", "--name-status"]);
+    assert_eq!(stdout(&o), "M\tsrc/main.rs\n");
+    let before = std::fs::read(ws.join(".genesis/sessions/p.json")).unwrap();
+    std::fs::write(ws.join("Cargo.lock"), LOCK_V2).unwrap();
+    let o = run_in(ws, &["patch", "p"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: patch refused, nothing recorded: it leaves paths that snapshots of the workspace leave out, so the result could never be reproduced from disk: Cargo.lock (ignored by .gitignore; git no longer tracks it, as it did when the session opened)\n"
+    );
+    assert_eq!(
+        std::fs::read(ws.join(".genesis/sessions/p.json")).unwrap(),
+        before
+    );
+    // With Cargo.lock as the base had it, the session verifies and applies (before, apply
+    // exited 3: "Cargo.lock: differs from the session's current snapshot").
+    std::fs::write(ws.join("Cargo.lock"), LOCK_V1).unwrap();
+    let o = run_in(ws, &["verify", "p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_in(ws, &["apply", "p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(ws.join("Cargo.lock")).unwrap(), LOCK_V1);
+    assert_eq!(
+        std::fs::read(ws.join("src/main.rs")).unwrap(),
+        b"fn main() { println!(); }\n"
+    );
+}
