@@ -202,6 +202,7 @@ impl EngineError {
             EngineError::Patch(_)
             | EngineError::PathLimit(_)
             | EngineError::VerifyPathLimit { .. }
+            | EngineError::CheckoutPathLimit { .. }
             | EngineError::Unsafe { .. }
             | EngineError::CheckoutInPlace
             | EngineError::ManifestNotInSnapshot { .. }

@@ -1,7 +1,7 @@
 //! In-place `abort` decides which files to remove with the base's membership, recorded at
 //! open: a pre-existing ignored file (`secret.env`) that the user `git add -f`-ed during the
 //! session was left out of the base, so abort never touches it — neither removes nor saves
-//! it — while the agent's unrecorded edit is still put back and saved.
+//! it, and lists it as kept — while the agent's unrecorded edit is still put back and saved.
 
 mod common;
 
@@ -46,7 +46,7 @@ fn in_place_abort_leaves_a_file_git_added_during_the_session() {
     assert_eq!(
         dry,
         format!(
-            "abort {id} would change 1 path(s):\n  restore src/main.rs  (unrecorded: saved first)\n"
+            "abort {id} would change 1 path(s):\n  restore src/main.rs  (unrecorded: saved first)\nkept 1 path(s) as they are:\n  secret.env (ignored by .gitignore in the base)\n"
         )
     );
     let o = run_in(ws, &["--json", "abort", &id]);
@@ -59,6 +59,11 @@ fn in_place_abort_leaves_a_file_git_added_during_the_session() {
         .map(|f| (f["path"].as_str().unwrap(), f["blob"].as_str().unwrap()))
         .collect();
     assert_eq!(saved, [("src/main.rs", MAIN_RS_2_BLOB)]);
+    // Left on purpose, and listed as such.
+    assert_eq!(
+        v["kept"],
+        serde_json::json!([{"path": "secret.env", "reason": "ignored by .gitignore in the base"}])
+    );
     // Untouched, with the content the user gave it; the edit is back at the base.
     assert_eq!(std::fs::read(ws.join("secret.env")).unwrap(), SECRET_2);
     assert_eq!(std::fs::read(ws.join("src/main.rs")).unwrap(), MAIN_RS);

@@ -523,10 +523,41 @@ fn checkout_abort_never_follows_a_link_or_takes_another_sessions_checkout() {
 }
 
 #[test]
+fn a_directory_replaced_by_a_file_a_new_ignore_rule_hides_is_saved_and_swapped_back() {
+    // Judged with the base's rules (which have no a/.gitignore), the file a/b is the agent's
+    // addition: saved, removed, and the base's a/b/c.txt comes back; restore undoes it.
+    let t = workspace(MANIFEST, &[("a/b/c.txt", b"c\n")]);
+    let root = t.path();
+    let id = open_in_place(root);
+    let base = identity(root);
+    std::fs::remove_dir_all(root.join("a/b")).unwrap();
+    std::fs::write(root.join("a/b"), b"precious notes\n").unwrap();
+    std::fs::write(root.join("a/.gitignore"), b"b\n").unwrap();
+    let o = run_in(root, &["abort", &id]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "saved 2 file(s) that no patch recorded before removing or overwriting them:\n  a/.gitignore (2 bytes, blob {})\n  a/b (15 bytes, blob {})\nbring them back with: genesis restore s\naborted session s\n",
+            sha(b"b\n"),
+            sha(b"precious notes\n")
+        )
+    );
+    assert_eq!(std::fs::read(root.join("a/b/c.txt")).unwrap(), b"c\n");
+    assert!(!root.join("a/.gitignore").exists());
+    let o = run_in(root, &["check", "--expect", &base]);
+    assert_eq!(code(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    // restore needs a/b/ gone first (it holds the base's file): exit 3, nothing written.
+    let o = run_in(root, &["restore", &id]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert_eq!(std::fs::read(root.join("a/b/c.txt")).unwrap(), b"c\n");
+    assert!(stored(root, b"precious notes\n"));
+}
+
+#[test]
 fn a_refused_abort_or_restore_leaves_no_journal_and_changes_nothing() {
-    // A directory replaced by a file that a new ignore rule hides, and a directory replaced
-    // by a link: abort cannot put the base back through them.
-    for kind in ["file", "link"] {
+    // A directory replaced by a link: abort cannot put the base back through it.
+    for kind in ["link"] {
         let t = workspace(MANIFEST, &[("a/b/c.txt", b"c\n")]);
         let root = t.path();
         let id = open_in_place(root);

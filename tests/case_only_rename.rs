@@ -758,3 +758,72 @@ fn directory_spelling_of_an_apply_into_ignored_files_and_of_a_restore_on_a_case_
     want.sort();
     assert_eq!(spelled(r), want);
 }
+
+/// Restore after the in-place abort of the agent's case-only renames on a case-insensitive
+/// mount: `README.md` (and `dir/SUB/…`) opens the base's `readme.md` (`Dir/Sub/…`) that abort
+/// put back, which is exactly as abort left it, so restore brings the agent's files back
+/// spelled as saved, the base spelling gone (before the fix: exit 3 "README.md: changed since
+/// it was saved"). Afterwards the tree hashes to the snapshot abort saved.
+#[test]
+#[ignore = "needs a case-insensitive mount named by GENESIS_CASEFOLD_DIR"]
+fn restore_after_aborting_case_only_renames_on_a_case_insensitive_mount() {
+    let base = casefold_base();
+    let d = tempfile::tempdir_in(&base).unwrap();
+    let r = d.path();
+    write_tree(
+        r,
+        &[
+            ("genesis.json", MANIFEST),
+            ("readme.md", b"r\n"),
+            ("Dir/Sub/a.txt", b"a\n"),
+            ("Dir/Sub/b.txt", b"b\n"),
+            ("Dir/top.txt", b"t\n"),
+        ],
+    );
+    let original = spelled(r);
+    ok(&run_in(r, &["open", "--session", "s", "--in-place"]));
+    std::fs::rename(r.join("readme.md"), r.join("README.md")).unwrap();
+    std::fs::rename(r.join("Dir"), r.join("dir")).unwrap();
+    std::fs::rename(r.join("dir/Sub"), r.join("dir/SUB")).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(r.join("README.md"))
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"agent-edit\n").unwrap();
+    drop(f);
+    std::fs::write(r.join("dir/SUB/b.txt"), b"b\nagent\n").unwrap();
+    let agent = spelled(r);
+    let o = run_in(r, &["abort", "s"]);
+    assert_eq!(code(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(spelled(r), original);
+    let o = run_in(r, &["restore", "s"]);
+    assert_eq!(code(&o), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "wrote README.md\nwrote dir/SUB/a.txt\nwrote dir/SUB/b.txt\nwrote dir/top.txt\nwrote 4 file(s) into . (0 already there)\n"
+    );
+    assert_eq!(spelled(r), agent);
+    assert_eq!(
+        agent,
+        [
+            "README.md=r\nagent-edit\n",
+            "dir/",
+            "dir/SUB/",
+            "dir/SUB/a.txt=a\n",
+            "dir/SUB/b.txt=b\nagent\n",
+            "dir/top.txt=t\n",
+            &manifest_entry(),
+        ]
+    );
+    let saved = session_doc_state_saved_snapshot(r, "s");
+    assert_check(r, &saved);
+}
+
+/// The snapshot abort saved for session `s` (`saved.snapshot` in its state file).
+fn session_doc_state_saved_snapshot(r: &std::path::Path, s: &str) -> String {
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(r.join(format!(".genesis/sessions/{s}.state"))).unwrap(),
+    )
+    .unwrap();
+    v["saved"]["snapshot"].as_str().unwrap().to_owned()
+}

@@ -322,3 +322,134 @@ fn verify_under_a_longer_tmpdir_or_workdir_names_the_path_and_limit() {
     // Back under the TMPDIR of patch time it verifies.
     ok(&run(&e, &["verify", "s"], b""));
 }
+
+/// Every entry under `dir`, relative, sorted (directories with a trailing `/`).
+fn entries(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(dir).min_depth(1) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+        out.push(if e.file_type().is_dir() {
+            format!("{rel}/")
+        } else {
+            rel
+        });
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_checkout_too_long_for_a_base_path_is_refused_before_anything_is_written() {
+    // The workspace root is short, so the deep base file fits there; the checkout directory is
+    // 402 bytes longer. Before the fix `open --checkout` failed half way with exit 4 "File
+    // name too long", leaving the directory partly written and no session.
+    let e = env(1);
+    let co = e.tmpdir.join("c".repeat(200)).join("c".repeat(200));
+    let file = "file-with-a-long-name.txt";
+    let path = deep(PATH_MAX - len(&co) - 2 + 1, file);
+    write_tree(&e.root, &[(path.as_str(), b"deep\n")]);
+    ok(&run(&e, &["init"], b""));
+    for existing in [false, true] {
+        if existing {
+            std::fs::create_dir_all(&co).unwrap();
+        }
+        let o = run(
+            &e,
+            &["open", "--session", "s", "--checkout", co.to_str().unwrap()],
+            b"",
+        );
+        assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "genesis: error: open refused, nothing written: {}; pass a shorter --checkout directory, or leave the path out of the workspace\n",
+                over_message(
+                    &path,
+                    &format!("the --checkout directory {}", co.display()),
+                    len(&co)
+                )
+            )
+        );
+        assert!(!e.root.join(".genesis/sessions/s.json").exists());
+        assert_eq!(co.exists(), existing);
+        assert_eq!(entries(&e.tmpdir).len(), usize::from(existing) * 2);
+    }
+    // One byte shorter fits: the checkout is made and holds the file.
+    std::fs::remove_dir_all(e.tmpdir.join("c".repeat(200))).unwrap();
+    let co = e.tmpdir.join("c".repeat(200)).join("c".repeat(199));
+    ok(&run(
+        &e,
+        &["open", "--session", "s", "--checkout", co.to_str().unwrap()],
+        b"",
+    ));
+    assert_eq!(std::fs::read(co.join(&path)).unwrap(), b"deep\n");
+}
+
+#[test]
+fn a_failed_open_checkout_leaves_no_partly_written_directory() {
+    // The checkout is written, then saving the session fails (an injected EIO at the store's
+    // first write of sessions/s.*): the directories open made are removed (a new one, and its
+    // new parent), or an existing empty one is emptied again, so a retry succeeds.
+    let e = env(1);
+    write_tree(&e.root, &[("src/lib.rs", b"fn f() {}\n")]);
+    ok(&run(&e, &["init"], b""));
+    let parent = e.tmpdir.join("new-parent");
+    let co = parent.join("co");
+    let trace = e.tmpdir.join("trace");
+    // Count the steps of a successful open into a throwaway checkout (the second one, when
+    // the store already holds the snapshot, as for the opens below).
+    let probe = e.tmpdir.join("probe");
+    ok(&run(&e, &["open", "--session", "p"], b""));
+    let o = common::genesis()
+        .current_dir(&e.root)
+        .env("TMPDIR", &e.tmpdir)
+        .env("GENESIS_FAULT_TRACE", &trace)
+        .args(["open", "--session", "q", "--checkout"])
+        .arg(&probe)
+        .output()
+        .unwrap();
+    ok(&o);
+    let steps = std::fs::read_to_string(&trace).unwrap();
+    let step = steps
+        .lines()
+        .find(|l| l.contains("sessions/q."))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .to_owned();
+    std::fs::remove_file(&trace).unwrap();
+    std::fs::remove_dir_all(&probe).unwrap();
+    for existing in [false, true] {
+        if existing {
+            std::fs::create_dir_all(&co).unwrap();
+            chmod(&co, 0o755);
+        }
+        let o = common::genesis()
+            .current_dir(&e.root)
+            .env("TMPDIR", &e.tmpdir)
+            .env("GENESIS_FAULT", format!("{step}:eio"))
+            .args(["open", "--session", "s", "--checkout"])
+            .arg(&co)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), Some(4), "{}", stderr(&o));
+        assert!(!e.root.join(".genesis/sessions/s.json").exists());
+        if existing {
+            assert_eq!(entries(&parent), vec!["co/".to_owned()]);
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&co).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o755);
+        } else {
+            assert!(!parent.exists(), "{:?}", entries(&parent));
+        }
+    }
+    ok(&run(
+        &e,
+        &["open", "--session", "s", "--checkout", co.to_str().unwrap()],
+        b"",
+    ));
+    assert_eq!(
+        std::fs::read(co.join("src/lib.rs")).unwrap(),
+        b"fn f() {}\n"
+    );
+}

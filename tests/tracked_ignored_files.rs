@@ -518,3 +518,102 @@ fn real_clone_members_are_gits_tracked_files() {
         ]
     );
 }
+
+/// `git rm --cached Cargo.lock` during a session (the `/Cargo.lock` rule then ignores it):
+/// the base's recorded tracked members still exempt it at every path a patch does not touch,
+/// so an unrelated patch is accepted and records exactly its own change; a patch that writes
+/// Cargo.lock is judged with the index of the moment and refused (exit 2), the message saying
+/// that git no longer tracks the file.
+#[test]
+fn untracking_a_base_file_during_the_session_blocks_only_patches_that_touch_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    make_repo(ws);
+    assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
+    let id = stdout(&run_in(ws, &["open"])).trim().to_owned();
+    git(ws, &["rm", "-q", "--cached", "Cargo.lock"]);
+    assert_eq!(git(ws, &["ls-files", "Cargo.lock"]), "");
+    let before = std::fs::read(ws.join(format!(".genesis/sessions/{id}.json"))).unwrap();
+    // A patch that writes Cargo.lock: refused, nothing recorded.
+    let lock = "diff --git a/Cargo.lock b/Cargo.lock\n--- a/Cargo.lock\n+++ b/Cargo.lock\n@@ -1 +1 @@\n-# lockfile v1\n+# lockfile v2\n";
+    let o = patch_stdin(ws, &id, lock.as_bytes());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: patch refused, nothing recorded: it leaves paths that snapshots of the workspace leave out, so the result could never be reproduced from disk: Cargo.lock (ignored by .gitignore; git no longer tracks it, as it did when the session opened)\n"
+    );
+    assert_eq!(
+        std::fs::read(ws.join(format!(".genesis/sessions/{id}.json"))).unwrap(),
+        before
+    );
+    // An unrelated patch: accepted (before the fix: exit 2 naming Cargo.lock).
+    let main = "diff --git a/src/main.rs b/src/main.rs\n--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1 +1 @@\n-fn main() {}\n+fn main() { println!(); }\n";
+    let o = patch_stdin(ws, &id, main.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().next(), Some("M\tsrc/main.rs"));
+    let o = run_in(ws, &["diff", &id, "--name-status"]);
+    assert_eq!(stdout(&o), "M\tsrc/main.rs\n");
+    // The recorded tree still holds the base's Cargo.lock, byte for byte.
+    let o = run_in(ws, &["--json", "status", &id]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let current = v["session"]["current_snapshot"]
+        .as_str()
+        .or_else(|| v["current_snapshot"].as_str())
+        .unwrap()
+        .to_owned();
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(ws.join(format!(".genesis/snapshots/{current}.json"))).unwrap(),
+    )
+    .unwrap();
+    let lock_entry = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "Cargo.lock")
+        .unwrap();
+    assert_eq!(lock_entry["blob"], LOCK_V1_BLOB);
+}
+
+/// The same through `genesis patch SESSION` of an in-place session (the workspace recorded as
+/// it is): after `git rm --cached Cargo.lock` an edit elsewhere records only that edit (before,
+/// Cargo.lock was recorded as deleted, silently); an edit of Cargo.lock is refused (exit 2),
+/// the message saying that git no longer tracks it.
+#[test]
+fn untracking_a_base_file_during_an_in_place_session_records_no_deletion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    make_repo(ws);
+    assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
+    let o = run_in(ws, &["open", "--in-place", "--session", "p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    git(ws, &["rm", "-q", "--cached", "Cargo.lock"]);
+    std::fs::write(ws.join("src/main.rs"), b"fn main() { println!(); }\n").unwrap();
+    let o = run_in(ws, &["patch", "p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_in(ws, &["diff", "p", "--name-status"]);
+    assert_eq!(stdout(&o), "M\tsrc/main.rs\n");
+    let before = std::fs::read(ws.join(".genesis/sessions/p.json")).unwrap();
+    std::fs::write(ws.join("Cargo.lock"), LOCK_V2).unwrap();
+    let o = run_in(ws, &["patch", "p"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: patch refused, nothing recorded: it leaves paths that snapshots of the workspace leave out, so the result could never be reproduced from disk: Cargo.lock (ignored by .gitignore; git no longer tracks it, as it did when the session opened)\n"
+    );
+    assert_eq!(
+        std::fs::read(ws.join(".genesis/sessions/p.json")).unwrap(),
+        before
+    );
+    // With Cargo.lock as the base had it, the session verifies and applies (before, apply
+    // exited 3: "Cargo.lock: differs from the session's current snapshot").
+    std::fs::write(ws.join("Cargo.lock"), LOCK_V1).unwrap();
+    let o = run_in(ws, &["verify", "p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_in(ws, &["apply", "p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(ws.join("Cargo.lock")).unwrap(), LOCK_V1);
+    assert_eq!(
+        std::fs::read(ws.join("src/main.rs")).unwrap(),
+        b"fn main() { println!(); }\n"
+    );
+}

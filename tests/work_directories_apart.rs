@@ -73,3 +73,55 @@ fn checkout_inside_the_store_or_workspace_is_refused() {
     }
     assert!(!r.join(".genesis/sessions/c.json").exists());
 }
+
+/// Verify's default scratch directory is made in `TMPDIR`: like `--workdir`, it must not lie
+/// inside the workspace or the store. Refused with exit 2 naming TMPDIR, nothing made there
+/// and nothing run; `TMPDIR` outside (or above) the workspace verifies.
+#[test]
+fn tmpdir_inside_the_workspace_or_store_is_refused() {
+    let d = workspace(MANIFEST, FILES);
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "t"]));
+    let before = identity(r);
+    for inside in ["scratch", "keep", ".genesis/tmp"] {
+        let tmp = r.join(inside);
+        std::fs::create_dir_all(&tmp).unwrap();
+        let listing = |p: &std::path::Path| {
+            let mut v: Vec<_> = std::fs::read_dir(p)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            v.sort();
+            v
+        };
+        let had = listing(&tmp);
+        let o = run_env(
+            r,
+            &["verify", "t"],
+            &[("TMPDIR", tmp.display().to_string())],
+        );
+        assert_eq!(code(&o), Some(2), "TMPDIR={inside}: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "genesis: error: {}: TMPDIR lies inside the workspace or the store, where verify would make its scratch directory; set TMPDIR to a directory outside both, or pass --workdir DIR\n",
+                tmp.display()
+            )
+        );
+        assert_eq!(listing(&tmp), had, "TMPDIR={inside}: something was made");
+        assert!(session_doc(r, "t")["verification"].is_null());
+    }
+    std::fs::remove_dir(r.join("scratch")).unwrap();
+    assert_eq!(identity(r), before);
+    // Above the workspace (its parent) and elsewhere: the scratch directory is apart.
+    let parent = r.parent().unwrap().display().to_string();
+    ok(&run_env(r, &["verify", "t"], &[("TMPDIR", parent)]));
+    let outside = tempfile::tempdir().unwrap();
+    ok(&run_env(
+        r,
+        &["verify", "t"],
+        &[("TMPDIR", outside.path().display().to_string())],
+    ));
+    assert_eq!(session_doc(r, "t")["verification"]["obligations_ok"], true);
+    assert_eq!(identity(r), before);
+}

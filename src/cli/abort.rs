@@ -42,6 +42,7 @@ fn print(ctx: &Context, o: &AbortOutcome) {
             "saved": o.saved,
             "checkout": o.checkout,
             "checkout_kept": o.checkout_kept,
+            "kept": o.kept,
             "restore_command": (!o.saved.is_empty()).then(|| format!("genesis restore {id}")),
         }));
         return;
@@ -61,6 +62,7 @@ fn print(ctx: &Context, o: &AbortOutcome) {
             };
             crate::outln!("  {what} {}{saved}", super::shown(&s.path));
         }
+        print_kept(o);
         return;
     }
     if !o.saved.is_empty() {
@@ -78,6 +80,7 @@ fn print(ctx: &Context, o: &AbortOutcome) {
         }
         crate::outln!("bring them back with: genesis restore {id}");
     }
+    print_kept(o);
     if let Some(dir) = &o.checkout
         && o.checkout_kept
     {
@@ -87,4 +90,15 @@ fn print(ctx: &Context, o: &AbortOutcome) {
         );
     }
     crate::outln!("aborted session {id}");
+}
+
+/// The files of an in-place workspace abort leaves on purpose, each with the reason.
+fn print_kept(o: &AbortOutcome) {
+    if o.kept.is_empty() {
+        return;
+    }
+    crate::outln!("kept {} path(s) as they are:", o.kept.len());
+    for k in &o.kept {
+        crate::outln!("  {} ({})", super::shown(&k.path), k.reason);
+    }
 }

@@ -108,6 +108,15 @@ pub enum EngineError {
         /// The limit broken, naming the path and the directory.
         source: crate::path::FsLimitError,
     },
+    /// A base file could not be written under the `open --checkout` directory on this system
+    /// (NAME_MAX, PATH_MAX). Checked before the directory is made: nothing was written.
+    #[error(
+        "open refused, nothing written: {source}; pass a shorter --checkout directory, or leave the path out of the workspace"
+    )]
+    CheckoutPathLimit {
+        /// The limit broken, naming the path and the directory.
+        source: crate::path::FsLimitError,
+    },
     /// `open --checkout` together with `--in-place`.
     #[error(
         "--checkout and --in-place exclude each other: an in-place session edits the workspace itself"

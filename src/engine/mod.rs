@@ -40,7 +40,7 @@ mod replay;
 mod verify;
 
 pub use abort::{
-    AbortAction, AbortOptions, AbortOutcome, AbortStep, RestoreOptions, RestoreOutcome,
+    AbortAction, AbortOptions, AbortOutcome, AbortStep, KeptPath, RestoreOptions, RestoreOutcome,
 };
 pub use apply::{ApplyOptions, ApplyOutcome};
 pub(crate) use error::io_err;

@@ -40,7 +40,9 @@ impl Engine {
     /// manifest, [`SessionError::Exists`], snapshot errors, and [`EngineError::CheckoutInPlace`],
     /// [`EngineError::ManifestNotInSnapshot`], and [`EngineError::BadDirectory`] or
     /// [`EngineError::NotApart`] for a checkout directory that is not empty or lies inside the
-    /// workspace.
+    /// workspace; [`EngineError::CheckoutPathLimit`] for a base path the checkout directory
+    /// pushes past NAME_MAX/PATH_MAX (nothing written). A failure after the checkout was
+    /// started removes what this call wrote there.
     ///
     /// # Events
     /// When the session is made: [`EventKind::SessionOpened`], then
@@ -117,20 +119,36 @@ impl Engine {
             // Found by the scan itself: the tracked files its walk left out (no extra cost).
             base_tracked: Some(outcome.tracked_only.clone()),
         };
-        if let Some(dir) = &opts.checkout {
-            materialize(
-                &self.store,
-                &outcome.snapshot,
-                &outcome.executable,
-                dir,
-                &MaterializeOptions {
-                    durable: false,
-                    snapshot: self.snapshot_options(&manifest)?,
-                    modes_from: Some(self.workspace.root().to_path_buf()),
-                },
-            )?;
+        let Some(dir) = &opts.checkout else {
+            session::save(&self.store, &session, &state)?;
+            return Ok(OpenOutcome {
+                session,
+                collisions: outcome.snapshot.fold_collisions(),
+                skipped: outcome.skipped,
+                checkout: None,
+            });
+        };
+        // Every base file is written under the checkout: refuse before anything is made,
+        // naming the path and the limit, rather than fail half way (as verify's check does).
+        let place = checkout_place(dir);
+        for f in outcome.snapshot.files() {
+            crate::path::check_fs_limits(&f.path, std::slice::from_ref(&place))
+                .map_err(|source| EngineError::CheckoutPathLimit { source })?;
         }
+        let made = CheckoutGuard::new(dir);
+        materialize(
+            &self.store,
+            &outcome.snapshot,
+            &outcome.executable,
+            dir,
+            &MaterializeOptions {
+                durable: false,
+                snapshot: self.snapshot_options(&manifest)?,
+                modes_from: Some(self.workspace.root().to_path_buf()),
+            },
+        )?;
         session::save(&self.store, &session, &state)?;
+        made.keep();
         Ok(OpenOutcome {
             session,
             collisions: outcome.snapshot.fold_collisions(),
@@ -171,5 +189,84 @@ impl Engine {
             }
         }
         self.check_apart(dir, "--checkout")
+    }
+}
+
+/// Where `open --checkout DIR` writes: DIR, resolved, with materialize's temporary names
+/// (`.genesis-tmp-XXXXXX`) beside each file.
+fn checkout_place(dir: &Path) -> crate::path::FsPlace {
+    let dir = absolute_resolved(dir);
+    crate::path::FsPlace {
+        what: format!("the --checkout directory {}", dir.display()),
+        dir_len: dir.as_os_str().len(),
+        temp_name_len: ".genesis-tmp-XXXXXX".len(),
+    }
+}
+
+/// Undoes what a failed `open --checkout DIR` wrote: when dropped without
+/// [`CheckoutGuard::keep`], removes the directories it created (the topmost ancestor of DIR
+/// that did not exist, and everything below), or, when DIR existed (empty, as checked), every
+/// entry now in it, and gives DIR its permission bits back. So no failed `open` leaves a
+/// partly written checkout, and a retry is not refused as "not empty".
+struct CheckoutGuard {
+    /// The topmost directory this open creates, if DIR did not exist.
+    created: Option<PathBuf>,
+    /// DIR and its permission bits, if it existed.
+    existing: Option<(PathBuf, std::fs::Permissions)>,
+    /// Set by [`CheckoutGuard::keep`].
+    kept: bool,
+}
+
+impl CheckoutGuard {
+    fn new(dir: &Path) -> CheckoutGuard {
+        if let Ok(md) = std::fs::symlink_metadata(dir) {
+            return CheckoutGuard {
+                created: None,
+                existing: Some((dir.to_path_buf(), md.permissions())),
+                kept: false,
+            };
+        }
+        let abs = crate::path::absolute_lexical(dir);
+        let mut top = abs.clone();
+        while let Some(parent) = top.parent() {
+            if std::fs::symlink_metadata(parent).is_ok() {
+                break;
+            }
+            top = parent.to_path_buf();
+        }
+        CheckoutGuard {
+            created: Some(top),
+            existing: None,
+            kept: false,
+        }
+    }
+
+    /// The checkout is complete and its session saved: leave it.
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for CheckoutGuard {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        // Best effort: the open already failed with its own error, which is what is reported.
+        if let Some(top) = &self.created {
+            let _ = std::fs::remove_dir_all(top);
+        }
+        if let Some((dir, perms)) = &self.existing {
+            if let Ok(rd) = std::fs::read_dir(dir) {
+                for e in rd.flatten() {
+                    let p = e.path();
+                    let _ = match e.file_type() {
+                        Ok(t) if t.is_dir() => std::fs::remove_dir_all(&p),
+                        _ => std::fs::remove_file(&p),
+                    };
+                }
+            }
+            let _ = std::fs::set_permissions(dir, perms.clone());
+        }
     }
 }

@@ -117,8 +117,17 @@ impl Engine {
         let mut skipped = Vec::new();
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
-            PatchInput::Diff(bytes) => self.patched_by_diff(id, bytes, &current, &manifest)?,
-            PatchInput::Dir(dir) => match self.patched_by_dir(id, dir, &current, &manifest)? {
+            PatchInput::Diff(bytes) => {
+                let base_tracked = self.base_tracked(&state)?;
+                self.patched_by_diff(id, bytes, &current, &manifest, &base_tracked)?
+            }
+            PatchInput::Dir(dir) => match self.patched_by_dir(
+                id,
+                dir,
+                &current,
+                &manifest,
+                &*self.base_tracked(&state)?,
+            )? {
                 (Some(patched), dir_skipped) => {
                     skipped = dir_skipped;
                     patched
@@ -189,14 +198,22 @@ impl Engine {
     /// The snapshot, executable bits and text a submitted diff gives on `current`, with every
     /// rule checked (forbidden paths, file-system limits, membership); the new blobs are
     /// stored only once all passed.
+    ///
+    /// Membership: files git tracks are exempt from `.gitignore` — those the index tracks
+    /// now, and the session's recorded tracked members of the base (`base_tracked`) at every
+    /// path this patch does not touch. So `git rm --cached Cargo.lock` during the session does
+    /// not block an unrelated patch; a patch that writes or deletes such a file is judged with
+    /// the index of the moment, and its refusal says that git no longer tracks the file.
     fn patched_by_diff(
         &self,
         id: &str,
         bytes: &[u8],
         current: &Tree,
         manifest: &Manifest,
+        base_tracked: &crate::tracked::TrackedFiles,
     ) -> Result<Patched, EngineError> {
         let outcome = apply_patch(bytes, &TreeImage(current), &patch_rules(manifest))?;
+        let touched: BTreeSet<String> = outcome.changes.keys().map(|p| p.to_string()).collect();
         for p in outcome.changes.keys() {
             if let Some(reason) = forbidden_path(p) {
                 return Err(EngineError::Unsafe {
@@ -213,16 +230,7 @@ impl Engine {
             .collect();
         let (snap, exec, pending) = self.apply_changes(current, outcome.changes)?;
         self.check_fs_limits(id, written.iter(), &snap)?;
-        let tracked = self.tracked()?;
-        let left_out = crate::membership::left_out(&snap, &manifest.exclude, &tracked, |f| {
-            match pending.get(&f.blob) {
-                Some(data) => Ok(data.clone()),
-                None => self.store.read_object(&f.blob),
-            }
-        })?;
-        if !left_out.is_empty() {
-            return Err(EngineError::LeftOut { paths: left_out });
-        }
+        self.check_membership(&snap, manifest, base_tracked, &touched, &pending)?;
         // Every check passed: only now does anything reach the store.
         for data in pending.values() {
             self.store.write_object(data)?;
@@ -230,24 +238,71 @@ impl Engine {
         Ok((snap, exec, bytes.to_vec()))
     }
 
+    /// Refuses ([`EngineError::LeftOut`]) a result `snap` holding a path the snapshot rules
+    /// leave out. Files git tracks are exempt from `.gitignore`: those the index tracks now,
+    /// and the base's recorded tracked members (`base_tracked`) at every path not in
+    /// `touched` (the paths the patch changes); a refused path git tracked at open but not
+    /// now says so. Ignore files are read from `pending` (new blobs) or the store.
+    fn check_membership(
+        &self,
+        snap: &Snapshot,
+        manifest: &Manifest,
+        base_tracked: &crate::tracked::TrackedFiles,
+        touched: &BTreeSet<String>,
+        pending: &Pending,
+    ) -> Result<(), EngineError> {
+        let now = self.tracked()?;
+        let tracked = now.with_paths(base_tracked.iter().filter(|p| !touched.contains(*p)));
+        let mut left_out = crate::membership::left_out(snap, &manifest.exclude, &tracked, |f| {
+            match pending.get(&f.blob) {
+                Some(data) => Ok(data.clone()),
+                None => self.store.read_object(&f.blob),
+            }
+        })?;
+        for l in &mut left_out {
+            if base_tracked.contains(&l.path) && !now.contains(&l.path) {
+                l.reason = format!(
+                    "{}; git no longer tracks it, as it did when the session opened",
+                    l.reason
+                );
+            }
+        }
+        if !left_out.is_empty() {
+            return Err(EngineError::LeftOut { paths: left_out });
+        }
+        Ok(())
+    }
+
     /// The snapshot, executable bits and the diff Genesis writes for the directory `dir`
     /// (`None` when it equals `current`), and the entries its snapshot left out. The diff goes
-    /// through the same rules as a submitted one.
+    /// through the same rules as a submitted one. The directory is snapshotted with the base's
+    /// recorded tracked members added to the index of the moment, so a file untracked during
+    /// the session (`git rm --cached Cargo.lock`) is not recorded as deleted; if the directory
+    /// changed such a file, the membership rule of [`Engine::check_membership`] refuses it.
     fn patched_by_dir(
         &self,
         id: &str,
         dir: &Path,
         current: &Tree,
         manifest: &Manifest,
+        base_tracked: &crate::tracked::TrackedFiles,
     ) -> Result<(Option<Patched>, Vec<Skipped>), EngineError> {
-        let (out, _) = self
-            .store
-            .snapshot_into(dir, &self.snapshot_options(manifest)?)?;
+        let mut opts = self.snapshot_options(manifest)?;
+        opts.tracked = std::sync::Arc::new(opts.tracked.with_paths(base_tracked.iter()));
+        let (out, _) = self.store.snapshot_into(dir, &opts)?;
         let new_tree = Tree::from_parts(&self.store, out.snapshot.clone(), out.executable.clone());
         let list = changes(current, &new_tree);
         if list.is_empty() {
             return Ok((None, out.skipped));
         }
+        let touched: BTreeSet<String> = list.iter().map(|c| c.path.to_string()).collect();
+        self.check_membership(
+            &out.snapshot,
+            manifest,
+            base_tracked,
+            &touched,
+            &Pending::new(),
+        )?;
         for c in &list {
             if let Some(reason) = forbidden_path(&c.path) {
                 return Err(EngineError::Unsafe {

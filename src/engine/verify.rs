@@ -195,7 +195,10 @@ impl Engine {
         // limits at patch time used the TMPDIR of that moment).
         let place = match &opts.workdir {
             Some(d) => verify_place(d, id, false),
-            None => verify_place(&std::env::temp_dir(), id, true),
+            None => {
+                self.check_tmpdir_apart(&std::env::temp_dir())?;
+                verify_place(&std::env::temp_dir(), id, true)
+            }
         };
         for f in current.snapshot.files() {
             crate::path::check_fs_limits(&f.path, std::slice::from_ref(&place))
@@ -236,6 +239,28 @@ impl Engine {
                 .map_err(io_err(&marker))?;
         }
         Ok((workdir, scratch))
+    }
+
+    /// The default scratch directory is made inside `tmp` (`TMPDIR`, else `/tmp`): the same
+    /// rule as `--workdir`, so `tmp` must not lie inside the workspace or the store (there
+    /// the scratch copy would be a part of the tree it verifies, and of later snapshots).
+    /// `TMPDIR` above the workspace is fine: the scratch directory is a new one beside it.
+    ///
+    /// # Errors
+    /// [`EngineError::BadDirectory`] naming `TMPDIR` and its value (exit 2), before anything
+    /// is made.
+    fn check_tmpdir_apart(&self, tmp: &Path) -> Result<(), EngineError> {
+        let t = absolute_resolved(tmp);
+        let inside = [self.workspace.root(), self.workspace.store_dir()]
+            .iter()
+            .any(|o| t.starts_with(absolute_resolved(o)));
+        if inside {
+            return Err(EngineError::BadDirectory {
+                dir: tmp.to_path_buf(),
+                reason: "TMPDIR lies inside the workspace or the store, where verify would make its scratch directory; set TMPDIR to a directory outside both, or pass --workdir DIR",
+            });
+        }
+        Ok(())
     }
 
     /// `verify --workdir DIR`: apart from the workspace and the store, and either new, empty,

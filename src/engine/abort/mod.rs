@@ -8,14 +8,18 @@
 //!   after the last `patch`, a file never recorded — is listed in the session state
 //!   ([`SavedWork`]). Paths that the **base** snapshot's rules leave out (a file hidden by
 //!   `.gitignore` in the base, even if the agent emptied that `.gitignore`) are never touched.
-//!   Paths another applied session changed are left as they are.
+//!   Paths another applied session changed are left as they are. The tree is judged with the
+//!   base's rules (module `base_view`): files hidden by an ignore rule the agent added, and
+//!   files over the snapshot size limit, are additions too (saved, streamed into the store,
+//!   and removed); what abort leaves on purpose is reported in [`AbortOutcome::kept`].
 //! - **`--checkout` session**: the checkout directory is snapshotted into the store the same
 //!   way; its member files are removed, and the directories they leave empty; files the
 //!   snapshot rules leave out (`target/`, ignored output) stay, and so does the directory then.
 //! - A directory that must become a file again but holds anything the abort does not remove
 //!   (an ignored file) is a conflict: exit 3, nothing changed.
 //! - `restore SESSION` writes the saved files back: into the workspace of an in-place session
-//!   (each path must still be as abort left it, else exit 3 and nothing written), into the
+//!   (each path must still be as abort left it, else exit 3 and nothing written; a saved
+//!   spelling that opens the base file under another case is as abort left it), into the
 //!   checkout directory of a checkout session (it must hold no member file), or with `--to
 //!   DIR` the whole saved snapshot into a new or empty directory.
 
@@ -32,6 +36,7 @@ use crate::path::WorkspacePath;
 use crate::session::{self, SavedFile, SavedWork, Session, SessionState, Status};
 use crate::snapshot::{SnapshotFile, SnapshotOutcome, snapshot_dir};
 
+mod base_view;
 mod restore;
 
 /// Options of [`Engine::abort_with`].
@@ -88,6 +93,20 @@ pub struct AbortOutcome {
     pub checkout_kept: bool,
     /// Whether anything was written (false for `dry_run`).
     pub written: bool,
+    /// Files of an in-place workspace that abort leaves on purpose although they differ from
+    /// the base, sorted: additions the base's rules leave out (a `secret.env` the agent
+    /// un-ignored) and paths another applied session wrote. Empty for a checkout session
+    /// (see `checkout_kept`).
+    pub kept: Vec<KeptPath>,
+}
+
+/// A path abort leaves as it is, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KeptPath {
+    /// The path, relative to the workspace.
+    pub path: WorkspacePath,
+    /// Why, for example `ignored by .gitignore in the base` or `written by applied session X`.
+    pub reason: String,
 }
 
 /// Options of [`Engine::restore`].
@@ -230,14 +249,14 @@ impl Engine {
     /// The paths whose disk state another applied session wrote after this session opened:
     /// the other session's post state for the path is on disk now and differs from this
     /// session's base (a session applied before this one opened is already in its base, so it
-    /// never counts). Abort leaves those paths as they are.
+    /// never counts). Abort leaves those paths as they are. Path → that session's id.
     fn written_by_others_since(
         &self,
         id: &str,
         base: &Tree,
         now: &Tree,
-    ) -> Result<BTreeSet<String>, EngineError> {
-        let mut out = BTreeSet::new();
+    ) -> Result<BTreeMap<String, String>, EngineError> {
+        let mut out = BTreeMap::new();
         for other in session::list(self.store())? {
             if other == id {
                 continue;
@@ -258,7 +277,7 @@ impl Engine {
             for c in changes(&obase, &ocur) {
                 let theirs = state(&ocur, &c.path);
                 if theirs != state(base, &c.path) && theirs == state(now, &c.path) {
-                    out.insert(c.path.to_string());
+                    out.insert(c.path.to_string(), other.to_string());
                 }
             }
         }
@@ -350,7 +369,25 @@ impl Engine {
         let (snapshot, _) = self.store().read_snapshot(&identity)?;
         let mut members = Vec::new();
         let mut steps = Vec::new();
-        for f in snapshot.files() {
+        // The snapshot's files, and the saved files abort found outside it (hidden by a rule
+        // the agent added, or over the size limit).
+        let mut files: Vec<(SnapshotFile, bool)> = snapshot
+            .files()
+            .iter()
+            .map(|f| (f.clone(), saved.executable.contains(&f.path)))
+            .collect();
+        for f in &saved.files {
+            if snapshot.get(f.path.as_str()).is_none() {
+                let file = SnapshotFile {
+                    path: f.path.clone(),
+                    blob: f.blob,
+                    bytes: f.bytes,
+                };
+                files.push((file, f.executable));
+            }
+        }
+        files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+        for (f, exec) in &files {
             let target = f.path.to_fs_path(&dir);
             if crate::engine::apply::preconditions::blocked_parent(&dir, &f.path, &BTreeSet::new())
                 .is_some()
@@ -359,7 +396,7 @@ impl Engine {
             }
             if let OnDisk::File(b, _, x) = on_disk(self, &target, false)?
                 && b == f.blob
-                && x == saved.executable.contains(&f.path)
+                && x == *exec
             {
                 steps.push(AbortStep {
                     path: f.path.clone(),
@@ -380,6 +417,7 @@ impl Engine {
             checkout: Some(dir),
             checkout_kept: kept,
             written: true,
+            kept: Vec::new(),
         }))
     }
 
@@ -388,12 +426,13 @@ impl Engine {
         dir: &Path,
         manifest: &crate::manifest::Manifest,
         dry_run: bool,
+        excludes: &[String],
     ) -> Result<SnapshotOutcome, EngineError> {
+        let mut opts = self.snapshot_options(manifest)?;
+        opts.exclude.extend(excludes.iter().cloned());
         if dry_run {
-            let opts = self.snapshot_options(manifest)?;
             return Ok(snapshot_dir(dir, &opts)?);
         }
-        let opts = self.snapshot_options(manifest)?;
         let (outcome, _) = self.store().snapshot_into(dir, &opts)?;
         Ok(outcome)
     }
@@ -407,17 +446,54 @@ impl Engine {
     ) -> Result<AbortOutcome, EngineError> {
         let root = self.workspace().root().to_path_buf();
         let manifest = self.manifest_of(&state, &session)?;
-        let now = self.snapshot_for_abort(&root, &manifest, opts.dry_run)?;
-        let now_tree = Tree::from_parts(self.store(), now.snapshot.clone(), now.executable.clone());
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
+        // The workspace judged with the base's rules: files hidden by a rule the agent added
+        // and files over the size limit are the agent's too (module base_view).
+        let limit = self.snapshot_options(&manifest)?.max_file_bytes;
+        let view = base_view::base_view(self, &root, &base, &state, &manifest, limit)?;
+        let now = self.snapshot_for_abort(&root, &manifest, opts.dry_run, &view.excludes)?;
+        let now_tree = Tree::from_parts(self.store(), now.snapshot.clone(), now.executable.clone());
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         // Paths that another session applied since are that session's, not this agent's.
         let theirs = self.written_by_others_since(id, &base, &now_tree)?;
-        let mut list: Vec<Change> = changes(&now_tree, &base)
-            .into_iter()
-            .filter(|c| !theirs.contains(c.path.as_str()))
-            .collect();
-        self.keep_left_out_additions(&mut list, &base, &state, &manifest)?;
+        let mut kept: Vec<KeptPath> = Vec::new();
+        let mut list: Vec<Change> = Vec::new();
+        for c in changes(&now_tree, &base) {
+            match theirs.get(c.path.as_str()) {
+                Some(other) => kept.push(KeptPath {
+                    path: c.path.clone(),
+                    reason: format!("written by applied session {other}"),
+                }),
+                None => list.push(c),
+            }
+        }
+        // Additions the snapshot of the moment does not hold (a base path missing from it is
+        // in `list` already, read from disk by the plan): stored (streamed) unless a dry run.
+        for p in base_view::missing_from(&view, &now.snapshot) {
+            if base.snapshot.get(p.as_str()).is_some() || theirs.contains_key(p.as_str()) {
+                continue;
+            }
+            if let OnDisk::File(blob, bytes, executable) =
+                on_disk(self, &p.to_fs_path(&root), !opts.dry_run)?
+            {
+                list.push(Change {
+                    path: p.clone(),
+                    status: crate::diff::ChangeStatus::Deleted,
+                    old: Some(crate::diff::Side {
+                        file: SnapshotFile {
+                            path: p,
+                            blob,
+                            bytes,
+                        },
+                        executable,
+                    }),
+                    new: None,
+                });
+            }
+        }
+        list.sort_by(|a, b| a.path.cmp(&b.path));
+        kept.extend(self.keep_left_out_additions(&mut list, &base, &state, &manifest)?);
+        kept.sort_by(|a, b| a.path.cmp(&b.path));
         for c in &list {
             if let Some(reason) = crate::path::forbidden_path(&c.path) {
                 return Err(EngineError::Unsafe {
@@ -446,6 +522,7 @@ impl Engine {
                 checkout: None,
                 checkout_kept: false,
                 written: false,
+                kept,
             });
         }
         // The saved list is durable before the journal starts: a crash from here on leaves
@@ -471,6 +548,7 @@ impl Engine {
             checkout: None,
             checkout_kept: false,
             written: true,
+            kept,
         })
     }
 
@@ -478,18 +556,19 @@ impl Engine {
     /// leave out — its `exclude`, ignore files as in the base, and the base's tracked set
     /// recorded at open — so abort never deletes them, whatever the ignore files say now (an
     /// agent that empties .gitignore does not make abort delete secret.env).
+    /// Returns the paths taken out, each with the base's rule.
     fn keep_left_out_additions(
         &self,
         list: &mut Vec<Change>,
         base: &Tree,
         state: &SessionState,
         manifest: &crate::manifest::Manifest,
-    ) -> Result<(), EngineError> {
+    ) -> Result<Vec<KeptPath>, EngineError> {
         // Files the base's rules leave out are never touched, whatever the ignore files say
         // now (an agent that empties .gitignore does not make abort delete secret.env).
         let added: Vec<&Change> = list.iter().filter(|c| c.new.is_none()).collect();
         if added.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         {
             let mut files: BTreeMap<&str, SnapshotFile> = base
@@ -521,10 +600,21 @@ impl Engine {
                         Ok(Vec::new())
                     }
                 })?;
-            let left: BTreeSet<String> = left.into_iter().map(|l| l.path).collect();
-            list.retain(|c| !(c.new.is_none() && left.contains(c.path.as_str())));
+            let left: BTreeMap<String, String> =
+                left.into_iter().map(|l| (l.path, l.reason)).collect();
+            let mut kept = Vec::new();
+            list.retain(|c| {
+                let reason = left.get(c.path.as_str()).filter(|_| c.new.is_none());
+                if let Some(r) = reason {
+                    kept.push(KeptPath {
+                        path: c.path.clone(),
+                        reason: format!("{r} in the base"),
+                    });
+                }
+                reason.is_none()
+            });
+            Ok(kept)
         }
-        Ok(())
     }
 
     /// What an in-place abort of `list` (now → base) does: the conflicts (sorted), the
@@ -687,10 +777,36 @@ impl Engine {
         };
         if let Some(dir) = &dir {
             let manifest = self.manifest_of(&state, &session)?;
-            let now = self.snapshot_for_abort(dir, &manifest, opts.dry_run)?;
+            // Judged with the base's rules, as in place: files hidden by a rule the agent
+            // added and files over the size limit are removed (and saved) too.
+            let base = self.tree(&session.base_snapshot, state.base_executable())?;
+            let limit = self.snapshot_options(&manifest)?.max_file_bytes;
+            let view = base_view::base_view(self, dir, &base, &state, &manifest, limit)?;
+            let now = self.snapshot_for_abort(dir, &manifest, opts.dry_run, &view.excludes)?;
             let current = self.tree(&session.current_snapshot, state.current_executable())?;
-            for f in now.snapshot.files() {
-                let exec = now.executable.contains(&f.path);
+            let mut all: Vec<(SnapshotFile, bool)> = now
+                .snapshot
+                .files()
+                .iter()
+                .map(|f| (f.clone(), now.executable.contains(&f.path)))
+                .collect();
+            for p in base_view::missing_from(&view, &now.snapshot) {
+                if let OnDisk::File(blob, bytes, exec) =
+                    on_disk(self, &p.to_fs_path(dir), !opts.dry_run)?
+                {
+                    all.push((
+                        SnapshotFile {
+                            path: p,
+                            blob,
+                            bytes,
+                        },
+                        exec,
+                    ));
+                }
+            }
+            all.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+            for (f, exec) in &all {
+                let (f, exec) = (f, *exec);
                 let recorded = current
                     .snapshot
                     .get(f.path.as_str())
@@ -727,6 +843,7 @@ impl Engine {
                 checkout: state.checkout.clone(),
                 checkout_kept: false,
                 written: false,
+                kept: Vec::new(),
             });
         }
         // Saved and aborted first; then the files go (a crash in between loses nothing).
@@ -743,6 +860,7 @@ impl Engine {
             checkout: state.checkout.clone(),
             checkout_kept: kept,
             written: true,
+            kept: Vec::new(),
         })
     }
 }

@@ -58,11 +58,23 @@ impl Engine {
             snapshot: Default::default(),
             modes_from: None,
         };
-        let all: Vec<WorkspacePath> = snapshot.files().iter().map(|f| f.path.clone()).collect();
+        // Saved files abort found outside its snapshot (hidden by a rule the agent added, or
+        // over the v0.1 size limit): part of the tree abort found, written beside it.
+        let extra: Vec<&SavedFile> = saved
+            .files
+            .iter()
+            .filter(|f| snapshot.get(f.path.as_str()).is_none())
+            .collect();
+        let mut all: Vec<WorkspacePath> = snapshot.files().iter().map(|f| f.path.clone()).collect();
+        all.extend(extra.iter().map(|f| f.path.clone()));
+        all.sort();
         if let Some(to) = &opts.to {
             self.check_checkout_dir(to)?;
             if !opts.dry_run {
                 materialize(self.store(), &snapshot, &saved_exec, to, &mopts)?;
+                for f in &extra {
+                    write_saved(self, to, f)?;
+                }
             }
             return Ok(RestoreOutcome {
                 target: to.clone(),
@@ -74,14 +86,23 @@ impl Engine {
             let Some(dir) = state.checkout.clone() else {
                 return Err(EngineError::NoCheckoutToRestore { id: id.to_owned() });
             };
-            return self.restore_into_checkout(
-                id,
-                dir,
-                &snapshot,
-                &saved_exec,
-                &saved,
-                opts.dry_run,
-            );
+            let mut files: Vec<(SnapshotFile, bool)> = snapshot
+                .files()
+                .iter()
+                .map(|f| (f.clone(), saved_exec.contains(&f.path)))
+                .collect();
+            files.extend(extra.iter().map(|f| {
+                (
+                    SnapshotFile {
+                        path: f.path.clone(),
+                        blob: f.blob,
+                        bytes: f.bytes,
+                    },
+                    f.executable,
+                )
+            }));
+            files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+            return self.restore_into_checkout(id, dir, &files, &saved, opts.dry_run);
         }
         self.restore_in_place(id, &session, &state, &saved, opts.dry_run)
     }
@@ -92,8 +113,7 @@ impl Engine {
         &self,
         id: &str,
         dir: PathBuf,
-        snapshot: &crate::snapshot::Snapshot,
-        saved_exec: &BTreeSet<WorkspacePath>,
+        files: &[(SnapshotFile, bool)],
         saved: &SavedWork,
         dry_run: bool,
     ) -> Result<RestoreOutcome, EngineError> {
@@ -102,8 +122,8 @@ impl Engine {
         let mut conflicts = Vec::new();
         let mut todo = Vec::new();
         let mut unchanged = Vec::new();
-        for f in snapshot.files() {
-            let exec = saved_exec.contains(&f.path);
+        for (f, exec) in files {
+            let exec = *exec;
             let target = f.path.to_fs_path(&dir);
             match on_disk(self, &target, false)? {
                 OnDisk::Absent => todo.push((f, exec, target)),
@@ -178,6 +198,10 @@ impl Engine {
         let mut ops = Vec::new();
         let mut written = Vec::new();
         let mut unchanged = Vec::new();
+        let saved_paths: BTreeSet<&str> = saved.files.iter().map(|f| f.path.as_str()).collect();
+        // Base paths that a saved path opens under another spelling (case-insensitive file
+        // system, after the agent's case-only rename): the saved spelling replaces them.
+        let mut respelled: BTreeSet<WorkspacePath> = BTreeSet::new();
         for f in &saved.files {
             let target = f.path.to_fs_path(&root);
             if let Some(reason) = crate::engine::apply::preconditions::blocked_parent(
@@ -196,13 +220,23 @@ impl Engine {
                     continue;
                 }
             };
-            if disk.is_some_and(|(b, _, x)| b == f.blob && x == f.executable) {
+            // On a case-insensitive file system `README.md` opens the base's `readme.md`
+            // that abort put back: that file, as the base has it, is "as abort left it", and
+            // the saved spelling comes back (the base spelling is deleted, as in an apply of
+            // a case-only rename). On a case-sensitive file system no other spelling is the
+            // same file, so this never applies.
+            let other = match (base.snapshot.get(f.path.as_str()), disk) {
+                (None, Some(_)) => same_file_in_base(&root, &f.path, &base, &saved_paths).cloned(),
+                _ => None,
+            };
+            if other.is_none() && disk.is_some_and(|(b, _, x)| b == f.blob && x == f.executable) {
                 unchanged.push(f.path.clone());
                 continue;
             }
-            let base_state = base.snapshot.get(f.path.as_str()).map(|b| FileState {
+            let base_path = other.clone().unwrap_or_else(|| f.path.clone());
+            let base_state = base.snapshot.get(base_path.as_str()).map(|b| FileState {
                 blob: b.blob,
-                executable: base.is_executable(&f.path),
+                executable: base.is_executable(&base_path),
                 mode: None,
             });
             let disk_state = disk.map(|(blob, _, executable)| FileState {
@@ -217,9 +251,24 @@ impl Engine {
                 ));
                 continue;
             }
+            if let Some(other) = other {
+                // The journal stages the saved spelling, then deletes the base spelling: the
+                // only copy of the base file is in the store already.
+                if respelled.insert(other.clone()) {
+                    ops.push(JournalOp {
+                        path: other,
+                        pre: base_state,
+                        post: None,
+                    });
+                }
+            }
             ops.push(JournalOp {
                 path: f.path.clone(),
-                pre: disk_state,
+                pre: if base_path == f.path {
+                    disk_state
+                } else {
+                    None
+                },
                 post: Some(FileState {
                     blob: f.blob,
                     executable: f.executable,
@@ -249,4 +298,45 @@ impl Engine {
             unchanged,
         })
     }
+}
+
+/// The base path, other than `path`, equal to it under [`crate::path::fold_key`], that is the
+/// very file on disk `path` opens (same device and inode) and that no saved file names:
+/// what a case-insensitive or normalising file system shows after the agent's case-only
+/// rename of a file or of a directory above it.
+fn same_file_in_base<'a>(
+    root: &Path,
+    path: &WorkspacePath,
+    base: &'a Tree,
+    saved: &BTreeSet<&str>,
+) -> Option<&'a WorkspacePath> {
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::symlink_metadata(path.to_fs_path(root)).ok()?;
+    let key = crate::path::fold_key(path.as_str());
+    base.snapshot
+        .files()
+        .iter()
+        .map(|b| &b.path)
+        .filter(|b| b.as_str() != path.as_str() && !saved.contains(b.as_str()))
+        .filter(|b| crate::path::fold_key(b.as_str()) == key)
+        .find(|b| {
+            std::fs::symlink_metadata(b.to_fs_path(root))
+                .is_ok_and(|o| o.is_file() && o.dev() == md.dev() && o.ino() == md.ino())
+        })
+}
+
+/// Writes the saved file `f` under `dir` (new directories as needed), with its saved
+/// permission bits (or the umask's default), through a temp file, durably.
+fn write_saved(engine: &Engine, dir: &Path, f: &SavedFile) -> Result<(), EngineError> {
+    let target = f.path.to_fs_path(dir);
+    let parent = target.parent().unwrap_or(dir).to_path_buf();
+    std::fs::create_dir_all(&parent).map_err(|source| EngineError::Io {
+        path: parent.clone(),
+        source,
+    })?;
+    let mode = f
+        .mode
+        .unwrap_or_else(|| crate::fsmode::for_new_file(f.executable));
+    crate::materialize::write_blob(engine.store(), &f.blob, &parent, &target, mode, true)?;
+    Ok(())
 }

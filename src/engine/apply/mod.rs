@@ -98,9 +98,15 @@ impl Engine {
         }
         let root = self.workspace.root().to_path_buf();
         let conflicts = if state.in_place {
-            // The agent wrote the workspace itself: it must still equal the current snapshot.
+            // The agent wrote the workspace itself: it must still equal the current snapshot,
+            // judged as `patch` records it (the base's tracked members stay members, so a file
+            // untracked during the session is not a difference).
             let manifest = self.manifest_of(&state, &session)?;
-            let now = self.snapshot_cached(&root, &manifest)?;
+            let mut opts = self.snapshot_options(&manifest)?;
+            opts.tracked =
+                std::sync::Arc::new(opts.tracked.with_paths(self.base_tracked(&state)?.iter()));
+            opts.stat_cache = Some(self.store.stat_cache_path(&root));
+            let now = snapshot_dir(&root, &opts)?;
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
             changes(&current, &now_tree)
                 .into_iter()
