@@ -321,8 +321,7 @@ fn nested_repositories(root: &Path) -> Vec<String> {
             entry.depth() == 0
                 || (entry.file_type().is_some_and(|t| t.is_dir())
                     && entry.file_name() != ".git"
-                    && !(entry.depth() == 1
-                        && entry.file_name() == crate::snapshot::STORE_DIR_NAME))
+                    && !(entry.depth() == 1 && entry.file_name() == crate::path::STORE_DIR_NAME))
         });
     let mut out = Vec::new();
     for entry in builder.build().flatten() {

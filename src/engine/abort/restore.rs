@@ -283,20 +283,29 @@ impl Engine {
                 conflicts,
             });
         }
-        if !dry_run && !ops.is_empty() {
-            let journal = Journal {
-                schema: crate::journal::JOURNAL_SCHEMA.into(),
-                session: id.to_owned(),
-                final_status: Status::Aborted,
-                ops,
-            };
-            self.run_journal(&journal)?;
+        if !dry_run {
+            self.run_restore_journal(id, ops)?;
         }
         Ok(RestoreOutcome {
             target: root,
             written,
             unchanged,
         })
+    }
+
+    /// Writes `ops` into the workspace through the journal (DESIGN section 6); the session
+    /// stays aborted. Nothing to do for no ops.
+    fn run_restore_journal(&self, id: &str, ops: Vec<JournalOp>) -> Result<(), EngineError> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let journal = Journal {
+            schema: crate::journal::JOURNAL_SCHEMA.into(),
+            session: id.to_owned(),
+            final_status: Status::Aborted,
+            ops,
+        };
+        self.run_journal(&journal)
     }
 }
 
