@@ -26,7 +26,7 @@ fn env() -> Env {
                 br#"{"schema":"genesis/manifest-v0.1","limits":{"max_patch_bytes":65536}}"#,
             ),
             ("a.txt", b"a\n"),
-            ("dup.txt", b"x\nsame\nx\nsame\n"),
+            ("dup.txt", b"x\nsame\ny\nx\nsame\ny\nend\n"),
             ("src/lib.rs", b"pub fn f() {}\n"),
         ],
     );
@@ -106,7 +106,9 @@ fn hostile_patches_are_refused_and_nothing_is_written() {
         ("garbage", b"rm -rf /\n".to_vec(), 2, "holds no file change"),
         ("backslash", new_file_diff("b\\\\c"), 2, "backslash is not allowed"),
         ("path too long", new_file_diff(&long), 2, "path"),
-        ("context found twice", b"--- a/dup.txt\n+++ b/dup.txt\n@@ -7,2 +7,2 @@\n x\n-same\n+other\n".to_vec(), 2, "dup.txt"),
+        // Context on both sides, found twice and not at the stated line: refused, not guessed (a
+        // hunk without trailing context would be anchored to the end of the file, as in git).
+        ("context found twice", b"--- a/dup.txt\n+++ b/dup.txt\n@@ -9,3 +9,3 @@\n x\n-same\n+other\n y\n".to_vec(), 2, "dup.txt"),
         ("delete of a file that differs", b"diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-not a\n".to_vec(), 2, "a.txt"),
         ("create over an existing file", new_file_diff("a.txt"), 2, "a.txt"),
         ("a file where a directory is", new_file_diff("src"), 2, "src"),
