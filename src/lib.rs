@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Genesis: a transactional workspace engine.
 //!
 //! An AI coding agent (or a person, or CI) works on a copy of a workspace; each change it

@@ -161,9 +161,17 @@ impl From<crate::store::StoreError> for BptError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Operation {
+    /// `START` (with `worktree.mode` `CREATE`): open a session in a fresh worktree and run
+    /// `commands.pre`.
     Start,
+    /// `RETRY` (with `worktree.mode` `RECREATE`): abort the task's open session, then as
+    /// `START`.
     Retry,
+    /// `CONTINUE` (with `worktree.mode` `RESUME`, `resume` required): record the worktree as a
+    /// patch and verify.
     Continue,
+    /// `INTERACTION_RESPONSE` (with `worktree.mode` `RESUME`, `interaction` and `resume`
+    /// required): apply or abort the verified session, by [`Interaction::decision`].
     InteractionResponse,
 }
 
@@ -183,10 +191,16 @@ impl Operation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Decision {
+    /// `APPROVE`: apply the verified session to the workspace.
     Approve,
+    /// `APPROVE_FOR_SESSION`: for Genesis the same as `APPROVE`.
     ApproveForSession,
+    /// `DENY`: abort the session.
     Deny,
+    /// `CANCEL`: abort the session.
     Cancel,
+    /// `RESPOND`: answers a question; Genesis asks none, so it is refused
+    /// ([`BptError::BadRequest`]).
     Respond,
 }
 
@@ -207,8 +221,13 @@ impl Decision {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandPart {
+    /// `command.id`, a seed 001 `identifier`: 1 to 256 characters; recorded as
+    /// [`ExecutionEntry::command_id`] by the request that creates an execution.
     pub id: String,
+    /// `command.operation`.
     pub operation: Operation,
+    /// `command.issuedAt`: an RFC 3339 date-time (schema `format: date-time`); not used by
+    /// Genesis.
     pub issued_at: String,
 }
 
@@ -216,10 +235,17 @@ pub struct CommandPart {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RequestScope {
+    /// `scope.localTaskId`, a seed 001 `identifier`: 1 to 256 characters; names the task
+    /// mapping file and the task lock (by its SHA-256).
     pub local_task_id: String,
+    /// `scope.executionId`, a seed 001 `identifier`: 1 to 256 characters.
     pub execution_id: String,
+    /// `scope.attempt`, at least 1; part of the worktree name (`-aN`) when above 1.
     pub attempt: u32,
+    /// `scope.turn`, at least 1; carried in the events' scope.
     pub turn: u32,
+    /// `scope.expectedWorkerId`, a seed 001 `identifier`: 1 to 256 characters; must equal
+    /// [`Options::worker_id`], else [`BptError::WrongWorker`].
     pub expected_worker_id: String,
 }
 
@@ -227,24 +253,37 @@ pub struct RequestScope {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Project {
+    /// `project.id`, a seed 001 `identifier`: 1 to 256 characters; not used by Genesis.
     pub id: String,
+    /// `project.gitUrl`, 1 to 8192 characters; not used by Genesis.
     pub git_url: String,
+    /// `project.defaultBranch`, 1 to 1024 characters; not used by Genesis.
     pub default_branch: String,
+    /// `project.worktreeNamePrefix`, 1 to 1024 characters: the start of the worktree's name
+    /// ([`worktree_name`]).
     pub worktree_name_prefix: String,
 }
 
 /// `commands`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Commands {
+    /// `commands.pre`: shell commands (`sh -c`, each at most 1048576 characters) run in a new
+    /// worktree; the first that fails fails the execution.
     pub pre: Vec<String>,
+    /// `commands.post`: shell commands run as extra obligations `bpt-post-N` on every
+    /// verification ([`Request::post_obligations`]).
     pub post: Vec<String>,
 }
 
 /// One of `environment.variables`. `Debug` never shows a sensitive value.
 #[derive(Clone, Deserialize)]
 pub struct Variable {
+    /// The name: `^[A-Za-z_][A-Za-z0-9_]*$`, at most 1024 characters.
     pub key: String,
+    /// The value, at most 16777216 characters.
     pub value: String,
+    /// Redact the value everywhere and never store it; a sensitive value needs at least
+    /// [`MIN_SECRET_CHARS`] characters.
     pub sensitive: bool,
 }
 
@@ -266,6 +305,7 @@ impl std::fmt::Debug for Variable {
 /// `environment`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Environment {
+    /// `environment.variables` (at most 4096), passed to the pre commands and the obligations.
     pub variables: Vec<Variable>,
 }
 
@@ -273,16 +313,26 @@ pub struct Environment {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Resume {
+    /// `resume.agentSessionId`, a seed 001 `identifier`: 1 to 256 characters; not used
+    /// (Genesis does not run the agent).
     pub agent_session_id: String,
+    /// `resume.worktreePath`, 1 to 8192 characters: must resolve to the execution's worktree
+    /// inside the work root ([`resolve_worktree_path`]).
     pub worktree_path: String,
 }
 
 /// `interaction`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Interaction {
+    /// `interaction.id`, a seed 001 `identifier`: 1 to 256 characters. An `APPROVE` of a
+    /// passing verification must name its pending approval ([`interaction_id`]), else
+    /// [`BptError::Conflict`].
     pub id: String,
+    /// `interaction.decision`.
     pub decision: Decision,
+    /// `interaction.message`, at most 16777216 characters; not used by Genesis.
     pub message: String,
+    /// `interaction.payload`, at most 16777216 characters; not used by Genesis.
     pub payload: String,
 }
 
@@ -290,12 +340,19 @@ pub struct Interaction {
 /// schema and otherwise unused: Genesis does not run the agent).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Request {
+    /// `command`: the id, operation and issue time.
     pub command: CommandPart,
+    /// `scope`: task, execution, attempt, turn and the worker it is addressed to.
     pub scope: RequestScope,
+    /// `project`.
     pub project: Project,
+    /// `commands`: pre and post shell commands.
     pub commands: Commands,
+    /// `environment`.
     pub environment: Environment,
+    /// `resume`: required by the schema for `CONTINUE` and `INTERACTION_RESPONSE`.
     pub resume: Option<Resume>,
+    /// `interaction`: required by the schema for `INTERACTION_RESPONSE`.
     pub interaction: Option<Interaction>,
 }
 
@@ -478,13 +535,21 @@ pub enum ExecutionStatus {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outcome {
+    /// The request's `command.operation`.
     pub operation: Operation,
+    /// Where the execution stands now.
     pub status: ExecutionStatus,
+    /// The Genesis session id of the execution (`bpt-` + 32 hex digits, [`session_id`]).
     pub session: String,
+    /// The execution's worktree (absolute); removed once applied or aborted.
     pub worktree: PathBuf,
+    /// The request's `scope.localTaskId`.
     pub local_task_id: String,
+    /// The request's `scope.executionId`.
     pub execution_id: String,
+    /// The request's `scope.attempt`.
     pub attempt: u32,
+    /// The request's `scope.turn`.
     pub turn: u32,
     /// The session a `RETRY` aborted.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -17,10 +17,13 @@ use crate::workspace::Workspace;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecutionEntry {
+    /// The request's `scope.executionId`.
     pub execution_id: String,
+    /// The request's `scope.attempt` (at least 1).
     pub attempt: u32,
     /// The last turn a request named.
     pub turn: u32,
+    /// The Genesis session id: `bpt-` + 32 hex digits ([`session_id`]).
     pub session: String,
     /// Absolute, links resolved.
     pub worktree: PathBuf,
@@ -32,7 +35,9 @@ pub struct ExecutionEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskRecord {
+    /// Always [`TASK_SCHEMA`] (`genesis/bpt-task-v1`).
     pub schema: String,
+    /// The task's `scope.localTaskId` (the file is named for its SHA-256).
     pub local_task_id: String,
     /// Oldest first.
     pub executions: Vec<ExecutionEntry>,

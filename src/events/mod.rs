@@ -80,78 +80,136 @@ pub use crate::obligation::Stream;
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
     /// `open` created the session.
-    SessionOpened { base_snapshot: String },
+    SessionOpened {
+        /// Identity of the snapshot the session starts from: 64 lowercase hex digits (SHA-256).
+        base_snapshot: String,
+    },
     /// A checkout / worktree for the agent is ready at `path`.
-    WorkspaceReady { path: PathBuf },
+    WorkspaceReady {
+        /// The checkout, or the workspace root when the session has none; absolute with
+        /// symbolic links resolved when it can be (`canonicalize`), else as given.
+        path: PathBuf,
+    },
     /// `patch` recorded patch number `index` (0-based); `patch`, `before`, `after` are hex SHA-256.
     PatchRecorded {
+        /// Position of the patch in the session's `patches` (0-based).
         index: usize,
+        /// SHA-256 of the patch text as submitted (an object in the store), 64 hex digits.
         patch: String,
+        /// Identity of the snapshot the patch applied to, 64 hex digits.
         before: String,
+        /// Identity of the snapshot it produced, 64 hex digits.
         after: String,
+        /// Files added, deleted or modified by this patch.
         files_changed: usize,
+        /// Lines added by this patch (text files).
         lines_added: u64,
+        /// Lines removed by this patch (text files).
         lines_removed: u64,
+        /// Whether the static obligations (protected paths, limits) hold for `after` (the 004
+        /// patch entry's `obligations_ok`).
         obligations_ok: bool,
     },
     /// Command obligation `index` (0-based) of `total` starts.
     ObligationStarted {
+        /// The obligation's `id` in the manifest (or `bpt-pre-N` / `bpt-post-N`).
         id: String,
+        /// The command as an argument vector, program first (executed directly, not through a
+        /// shell).
         run: Vec<String>,
+        /// Position of this obligation among the command obligations (0-based).
         index: usize,
+        /// How many command obligations this run has (a verification's, or the pre commands).
         total: usize,
     },
     /// A piece of an obligation's output, as read from the pipe (any length, any split).
     ObligationOutput {
+        /// The obligation that wrote it.
         id: String,
+        /// Standard output or standard error.
         stream: Stream,
+        /// The text read, unredacted (dialects redact and cut it into chunks of at most
+        /// [`CHUNK_MAX_CHARS`] characters).
         data: String,
     },
     /// Command obligation `index` of `total` ended.
     ObligationFinished {
+        /// The obligation's `id`.
         id: String,
+        /// The command's exit code; `None` when it was killed (by a signal, the timeout or an
+        /// interruption of Genesis).
         exit_code: Option<i32>,
+        /// Killed for running past its `timeout_s`.
         timed_out: bool,
+        /// Exit code 0, not timed out and not interrupted.
         passed: bool,
+        /// Wall-clock seconds the command ran.
         seconds: f64,
+        /// Position of this obligation among the command obligations (0-based).
         index: usize,
+        /// How many command obligations this run has (a verification's, or the pre commands).
         total: usize,
     },
     /// `verify` wrote a verification of `snapshot`.
     Verified {
+        /// Identity of the snapshot verified, 64 hex digits.
         snapshot: String,
+        /// SHA-256 of the JCS form of the acceptance record (an object in the store), 64 hex
+        /// digits.
         acceptance: String,
+        /// Whether every obligation passed.
         obligations_ok: bool,
+        /// Files added, deleted or modified from the session's base to `snapshot`.
         files_changed: usize,
+        /// Lines added from base to `snapshot` (text files).
         lines_added: u64,
+        /// Lines removed from base to `snapshot` (text files).
         lines_removed: u64,
+        /// How many patches the session has recorded.
         patches: usize,
     },
     /// A verified session waits for someone to approve `apply`.
     ApprovalNeeded {
+        /// Identity of the verified snapshot `apply` would write, 64 hex digits.
         snapshot: String,
+        /// How many patches the session has recorded.
         patches: usize,
+        /// Files added, deleted or modified from the session's base to `snapshot`.
         files_changed: usize,
+        /// Lines added from base to `snapshot` (text files).
         lines_added: u64,
+        /// Lines removed from base to `snapshot` (text files).
         lines_removed: u64,
     },
     /// `apply` wrote `snapshot` to the workspace.
     Applied {
+        /// Identity of the snapshot written, 64 hex digits.
         snapshot: String,
+        /// Files written, created or deleted in the workspace.
         files_changed: usize,
     },
     /// `abort` ended the session.
-    Aborted { reason: String },
+    Aborted {
+        /// Why: the abort options' `reason`, else `aborted by request`
+        /// ([`crate::engine::AbortOptions::DEFAULT_REASON`]).
+        reason: String,
+    },
     /// A command of the session failed: obligations failed, apply conflict, error. See [`codes`].
     Failed {
+        /// One of [`codes`], or another code that passes through unchanged.
         code: String,
+        /// Human-readable; redacted when rendered.
         message: String,
+        /// Whether the same command may succeed if tried again (e.g. [`codes::SESSION_MOVED`]).
         retryable: bool,
     },
     /// Something worth reporting that does not end anything.
     Diagnostic {
+        /// One of [`codes`], or another code that passes through unchanged.
         code: String,
+        /// Human-readable; redacted when rendered.
         message: String,
+        /// Whether the condition may clear if the command is tried again.
         retryable: bool,
     },
 }
@@ -178,8 +236,12 @@ impl EventKind {
 /// One event of one session at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
+    /// The session id.
     pub session: String,
+    /// When it happened ([`crate::clock::now`]); rendered as RFC 3339 in UTC with the time's
+    /// own sub-second precision, or as epoch milliseconds where a dialect wants them.
     pub time: SystemTime,
+    /// What happened.
     pub kind: EventKind,
 }
 
@@ -197,9 +259,13 @@ impl Event {
 /// The JSON dialect of an event stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
+    /// Genesis's own lines, `schemas/genesis-event-v0.1.schema.json` (`genesis`).
     Genesis,
+    /// Block Play Table A2A execution events v1, seed 000 (`bpt`).
     Bpt,
+    /// Orbiplex agent external-runtime events v1, seed 002 (`orbiplex`).
     Orbiplex,
+    /// APS agent PlatformEvents v1, seed 003, in our `aps-envelope.schema.json` (`aps`).
     Aps,
 }
 
@@ -314,9 +380,13 @@ pub fn default_worker_id() -> String {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EventCounters {
+    /// State of the Genesis dialect.
     pub genesis: GenesisCounters,
+    /// State of the BPT dialect (seed 000).
     pub bpt: BptCounters,
+    /// State of the Orbiplex dialect (seed 002).
     pub orbiplex: OrbiplexCounters,
+    /// State of the APS dialect (seed 003).
     pub aps: ApsCounters,
     #[serde(skip)]
     streams: BTreeMap<String, Carry>,
@@ -659,6 +729,7 @@ impl EventSink {
         self
     }
 
+    /// The dialect this sink writes.
     pub fn dialect(&self) -> Dialect {
         self.dialect
     }
@@ -687,6 +758,7 @@ impl EventSink {
         &self.counters
     }
 
+    /// The counters as they stand, consuming the sink; store them beside the session.
     pub fn into_counters(self) -> EventCounters {
         self.counters
     }

@@ -15,6 +15,7 @@ pub struct Redactor {
 }
 
 impl Redactor {
+    /// A redactor of `secrets`: empty ones dropped, duplicates removed, longest first.
     pub fn new(secrets: Vec<String>) -> Self {
         let mut secrets: Vec<String> = secrets.into_iter().filter(|s| !s.is_empty()).collect();
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
@@ -27,6 +28,7 @@ impl Redactor {
         Redactor::default()
     }
 
+    /// Whether there is no (non-empty) secret to redact.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
     }
