@@ -299,12 +299,12 @@ fn read_entries(index: &Path, prefix: &Path) -> Result<Option<Entries>, TrackedE
     Ok(Some(out))
 }
 
-/// The directories below `root` (relative, `/`-separated, UTF-8) that hold a `.git` entry
-/// and that the snapshot walk ([`crate::snapshot::scan`]) descends into: the walk's
-/// `.gitignore`/`.genesisignore` rules, no symbolic links followed, `.git` directories and the
-/// top-level `.genesis` never entered. Unreadable directories are passed over (the snapshot's
-/// own walk reports them).
-fn nested_repositories(root: &Path) -> Vec<String> {
+/// A directory walk of `root` with the membership ignore rules (DESIGN section 2), the one
+/// definition the snapshot scan and the nested-repository search share: `.gitignore` and
+/// `.genesisignore` files inside the tree only (none above the root, no `.git/info/exclude`,
+/// no global excludes, with or without a `.git`), hidden files kept, symbolic links never
+/// followed.
+pub(crate) fn member_walk(root: &Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
         .standard_filters(false)
@@ -316,13 +316,23 @@ fn nested_repositories(root: &Path) -> Vec<String> {
         .git_exclude(false)
         .require_git(false)
         .follow_links(false)
-        .add_custom_ignore_filename(".genesisignore")
-        .filter_entry(|entry| {
-            entry.depth() == 0
-                || (entry.file_type().is_some_and(|t| t.is_dir())
-                    && entry.file_name() != ".git"
-                    && !(entry.depth() == 1 && entry.file_name() == crate::path::STORE_DIR_NAME))
-        });
+        .add_custom_ignore_filename(".genesisignore");
+    builder
+}
+
+/// The directories below `root` (relative, `/`-separated, UTF-8) that hold a `.git` entry
+/// and that the snapshot walk ([`crate::snapshot::scan`]) descends into: the walk's
+/// `.gitignore`/`.genesisignore` rules, no symbolic links followed, `.git` directories and the
+/// top-level `.genesis` never entered. Unreadable directories are passed over (the snapshot's
+/// own walk reports them).
+fn nested_repositories(root: &Path) -> Vec<String> {
+    let mut builder = member_walk(root);
+    builder.filter_entry(|entry| {
+        entry.depth() == 0
+            || (entry.file_type().is_some_and(|t| t.is_dir())
+                && entry.file_name() != ".git"
+                && !(entry.depth() == 1 && entry.file_name() == crate::path::STORE_DIR_NAME))
+    });
     let mut out = Vec::new();
     for entry in builder.build().flatten() {
         if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {

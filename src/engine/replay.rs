@@ -48,29 +48,26 @@ impl Engine {
                 state.snapshots[i].executable.clone(),
             )?;
             let text = self.store.read_object(&entry.patch)?;
-            let step = match apply_patch(&text, &TreeImage(&before), &popts) {
-                Ok(out) => match self.apply_changes(&before, out.changes) {
-                    Ok((snap, exec, _)) => ReplayStep {
-                        index: i,
-                        recorded: entry.after_snapshot,
-                        replayed: Some(snap.identity()),
-                        modes_match: exec == state.snapshots[i + 1].executable,
-                        error: None,
-                    },
-                    Err(e) => ReplayStep {
-                        index: i,
-                        recorded: entry.after_snapshot,
-                        replayed: None,
-                        modes_match: false,
-                        error: Some(e.to_string()),
-                    },
+            let replayed = apply_patch(&text, &TreeImage(&before), &popts)
+                .map_err(|e| e.to_string())
+                .and_then(|out| {
+                    self.apply_changes(&before, out.changes)
+                        .map_err(|e| e.to_string())
+                });
+            let step = match replayed {
+                Ok((snap, exec, _)) => ReplayStep {
+                    index: i,
+                    recorded: entry.after_snapshot,
+                    replayed: Some(snap.identity()),
+                    modes_match: exec == state.snapshots[i + 1].executable,
+                    error: None,
                 },
-                Err(e) => ReplayStep {
+                Err(error) => ReplayStep {
                     index: i,
                     recorded: entry.after_snapshot,
                     replayed: None,
                     modes_match: false,
-                    error: Some(e.to_string()),
+                    error: Some(error),
                 },
             };
             steps.push(step);

@@ -410,8 +410,20 @@ fn remove_stale_temps(root: &Path, journal: &Journal) {
 /// # Errors
 /// [`StoreError::Io`].
 pub(crate) fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
+    remove_journal(store, session, false)
+}
+
+/// Deletes `journal/<session>.json` (already gone is fine) and fsyncs the directory; with
+/// `fault_point`, a fault-injection point (`unlink <path>`) comes first.
+fn remove_journal(store: &Store, session: &str, fault_point: bool) -> Result<(), JournalError> {
     let dir = journal_dir(store);
     let path = dir.join(format!("{session}.json"));
+    if fault_point {
+        point(&format!("unlink {}", path.display())).map_err(|source| StoreError::Io {
+            path: path.clone(),
+            source,
+        })?;
+    }
     match std::fs::remove_file(&path) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -660,19 +672,7 @@ pub(crate) fn finish(store: &Store, journal: &Journal) -> Result<(), JournalErro
         s.status = journal.final_status;
         session::save(store, &s, &state)?;
     }
-    let dir = journal_dir(store);
-    let path = dir.join(format!("{}.json", journal.session));
-    point(&format!("unlink {}", path.display())).map_err(|source| StoreError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    match std::fs::remove_file(&path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(source) => return Err(StoreError::Io { path, source }.into()),
-    }
-    fsync_dir(&dir)?;
-    Ok(())
+    remove_journal(store, &journal.session, true)
 }
 
 mod recover;

@@ -217,18 +217,7 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
     });
 
     let store_rel_tracked = store_rel.clone();
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .standard_filters(false)
-        .hidden(false)
-        .parents(false)
-        .ignore(false)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(false)
-        .require_git(false)
-        .follow_links(false)
-        .add_custom_ignore_filename(".genesisignore");
+    let mut builder = crate::tracked::member_walk(root);
     if let Some(ov) = exclude_overrides(root, &opts.exclude)? {
         builder.overrides(ov);
     }
