@@ -71,6 +71,26 @@ impl Workspace {
         Store::init(&self.store_dir)
     }
 
+    /// The nearest directory at or above `start` that holds a `.genesis` directory (as git
+    /// looks for `.git`, jj for `.jj`, cargo for `Cargo.toml`), as a path relative to `start`:
+    /// `.` for `start` itself, `..` for its parent, `../..` and so on. `None` when neither
+    /// `start` nor any parent holds one. `start` should be absolute (the current directory);
+    /// a relative one is searched only as far as its own components go.
+    pub fn discover_root(start: &Path) -> Option<PathBuf> {
+        let mut up = PathBuf::from(".");
+        for (i, dir) in start.ancestors().enumerate() {
+            if dir.join(STORE_DIR_NAME).is_dir() {
+                return Some(up);
+            }
+            up = if i == 0 {
+                PathBuf::from("..")
+            } else {
+                up.join("..")
+            };
+        }
+        None
+    }
+
     /// The default manifest path, `root/genesis.json`.
     pub fn manifest_path(&self) -> PathBuf {
         self.root.join(DEFAULT_MANIFEST)

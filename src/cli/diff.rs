@@ -40,7 +40,7 @@ pub fn resolve_operand(ctx: &Context, operand: &str) -> Result<Operand, CliError
             "{operand:?}: not a directory and not a snapshot identity"
         )));
     }
-    let store = ws.store()?;
+    let store = ctx.store()?;
     let id = store.resolve_snapshot(operand)?;
     Ok(Operand::Tree(Tree::from_store(&store, &id)?))
 }

@@ -15,9 +15,24 @@ pub struct Args {
 }
 
 /// Creates the store (if missing) and writes the default manifest unless one exists; an
-/// existing manifest is validated and left as it is.
+/// existing manifest is validated and left as it is. The workspace is `--workspace`, else the
+/// current directory (as `git init`), never one found above it: inside another workspace this
+/// makes a nested one, and says so on standard error.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let ws = ctx.workspace();
+    let ws = genesis::Workspace::new(
+        ctx.workspace_arg
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(".")),
+        ctx.store_arg.clone(),
+    );
+    if let Some(outer) = ctx.discovered.as_ref().filter(|d| d.as_os_str() != ".") {
+        eprintln!(
+            "genesis: note: the workspace at {} holds this directory; this makes a separate workspace nested inside it",
+            std::fs::canonicalize(outer)
+                .unwrap_or_else(|_| outer.clone())
+                .display()
+        );
+    }
     if !ws.root().is_dir() {
         return Err(CliError::usage(format!(
             "{}: workspace is not a directory",

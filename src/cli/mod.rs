@@ -33,7 +33,12 @@ use genesis::Workspace;
 #[derive(Parser, Debug)]
 #[command(name = "genesis", version, about, long_about = None)]
 pub struct Cli {
-    /// Workspace root. Default: the current directory.
+    /// Run as if started in DIR (changed into before anything else; repeatable, each relative
+    /// one taken from the previous, as git's -C).
+    #[arg(short = 'C', global = true, value_name = "DIR", action = clap::ArgAction::Append)]
+    chdir: Vec<std::ffi::OsString>,
+    /// Workspace root. Default: the nearest directory at or above the current one that holds
+    /// a .genesis store (else the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     workspace: Option<PathBuf>,
     /// Store directory. Default: WORKSPACE/.genesis.
@@ -99,6 +104,10 @@ enum Command {
 pub struct Context {
     /// `--workspace`, if given.
     pub workspace_arg: Option<PathBuf>,
+    /// The workspace found by walking up from the current directory
+    /// ([`Workspace::discover_root`]), relative to it; `None` when no directory up to `/`
+    /// holds a store, or when `--workspace` or `--store` was given.
+    pub discovered: Option<PathBuf>,
     /// `--store` or `GENESIS_STORE`, if given.
     pub store_arg: Option<PathBuf>,
     /// `--json` was given.
@@ -114,14 +123,39 @@ pub struct Context {
 }
 
 impl Context {
-    /// The workspace: `--workspace`, else `dir` when the command names one, else `.`.
+    /// The workspace: `--workspace`, else `dir` when the command names one, else the one
+    /// found by walking up from the current directory, else the current directory (`.`).
     pub fn workspace_for(&self, dir: Option<&std::path::Path>) -> Workspace {
         let root = self
             .workspace_arg
             .clone()
             .or_else(|| dir.map(std::path::Path::to_path_buf))
+            .or_else(|| self.discovered.clone())
             .unwrap_or_else(|| PathBuf::from("."));
         Workspace::new(root, self.store_arg.clone())
+    }
+
+    /// The error of a command that needs a store when none was found: it names the directory
+    /// the search started from and says `genesis init`. `None` when a store was found, or
+    /// `--workspace` or `--store` named where it should be (their own errors say so then).
+    pub fn no_store(&self) -> Option<CliError> {
+        if self.discovered.is_some() || self.workspace_arg.is_some() || self.store_arg.is_some()
+        {
+            return None;
+        }
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        Some(CliError::usage(format!(
+            "no Genesis store (.genesis) in {} or any directory above it; run `genesis init` to make one here, or name one with -C DIR, --workspace DIR or --store DIR",
+            cwd.display()
+        )))
+    }
+
+    /// The workspace's store; it must exist ([`Context::no_store`] when none was found).
+    pub fn store(&self) -> Result<genesis::store::Store, CliError> {
+        if let Some(e) = self.no_store() {
+            return Err(e);
+        }
+        Ok(self.workspace().store()?)
     }
 
     /// How long to wait for the store lock.
@@ -153,7 +187,26 @@ pub fn run() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // `-C DIR`s first, in order, so that every relative path below is taken from there.
+    for dir in cli.chdir.iter().map(std::path::Path::new) {
+        if dir.as_os_str().is_empty() {
+            continue; // git: `-C ""` leaves the directory as it is
+        }
+        if let Err(e) = std::env::set_current_dir(dir) {
+            let e = CliError::usage(format!("-C {}: cannot change to it: {e}", dir.display()));
+            e.report(cli.json);
+            return ExitCode::from(e.code);
+        }
+    }
+    let discovered = if cli.workspace.is_some() || cli.store.is_some() {
+        None
+    } else {
+        std::env::current_dir()
+            .ok()
+            .and_then(|cwd| Workspace::discover_root(&cwd))
+    };
     let ctx = Context {
+        discovered,
         workspace_arg: cli.workspace.clone(),
         store_arg: cli.store.clone(),
         json: cli.json,
@@ -251,6 +304,9 @@ pub fn engine_recovered(
     ctx: &Context,
     create: bool,
 ) -> Result<(genesis::engine::Engine, genesis::engine::RecoverOutcome), CliError> {
+    if !create && let Some(e) = ctx.no_store() {
+        return Err(e);
+    }
     let engine = genesis::engine::Engine::with_wait(ctx.workspace(), create, ctx.wait())?;
     let recovered = engine.recover_pending()?;
     for (s, r) in &recovered.rescued {
