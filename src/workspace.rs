@@ -7,6 +7,13 @@ use crate::snapshot::{STORE_DIR_NAME, SnapshotOptions};
 use crate::store::{Store, StoreError};
 use crate::tracked::{TrackedError, TrackedFiles};
 
+/// The file in the store that keeps it out of git; it holds [`STORE_GITIGNORE_TEXT`].
+pub const STORE_GITIGNORE: &str = ".gitignore";
+
+/// What `STORE/.gitignore` holds: `*`, every name in the store, itself included (as jj's
+/// `.jj/.gitignore`).
+pub const STORE_GITIGNORE_TEXT: &[u8] = b"*\n";
+
 /// Why [`Workspace::snapshot_options_for`] failed.
 #[derive(Debug, thiserror::Error)]
 pub enum OptionsError {
@@ -63,12 +70,18 @@ impl Workspace {
         Store::open(&self.store_dir)
     }
 
-    /// Creates the store if needed and opens it.
+    /// Creates the store if needed and opens it, and writes `STORE/.gitignore` holding `*`
+    /// ([`STORE_GITIGNORE_TEXT`]) when it is missing, as jj does for `.jj`, so that `git add
+    /// -A` never adds the store. An existing `.gitignore` is left as it is.
     ///
     /// # Errors
-    /// As [`Store::init`].
+    /// As [`Store::init`]; [`StoreError::Io`] naming `STORE/.gitignore` if it cannot be written.
     pub fn init_store(&self) -> Result<Store, StoreError> {
-        Store::init(&self.store_dir)
+        let store = Store::init(&self.store_dir)?;
+        if std::fs::symlink_metadata(self.store_dir.join(STORE_GITIGNORE)).is_err() {
+            crate::store::write_atomic(&self.store_dir, STORE_GITIGNORE, STORE_GITIGNORE_TEXT)?;
+        }
+        Ok(store)
     }
 
     /// The nearest directory at or above `start` that holds a `.genesis` directory (as git
