@@ -59,12 +59,14 @@ pub enum StoreError {
         store: PathBuf,
     },
     /// Several stored snapshots start with this prefix.
-    #[error("snapshot prefix {prefix} is ambiguous: {count} snapshots match; give more characters")]
+    #[error("snapshot prefix {prefix} is ambiguous: {count} snapshots match ({}); give more characters", candidates.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))]
     Ambiguous {
         /// The prefix.
         prefix: String,
         /// How many match.
         count: usize,
+        /// The identities that match, sorted.
+        candidates: Vec<Digest>,
     },
     /// Another process holds the store lock.
     #[error("store {} is locked by {}; waited {waited_s} s (pass --wait SECONDS to wait longer)", .path.display(), .pid.map_or("another process".to_owned(), |p| format!("pid {p}")))]
@@ -375,10 +377,14 @@ impl Store {
                 prefix,
                 store: self.root.clone(),
             }),
-            _ => Err(StoreError::Ambiguous {
-                prefix,
-                count: found.len(),
-            }),
+            _ => {
+                found.sort();
+                Err(StoreError::Ambiguous {
+                    prefix,
+                    count: found.len(),
+                    candidates: found,
+                })
+            }
         }
     }
 

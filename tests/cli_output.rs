@@ -256,6 +256,27 @@ fn refusals_print_the_error_and_exit_code() {
     }
 }
 
+/// `status` marks each session id's shortest unique prefix (brackets when not on a terminal;
+/// `short_id` in `--json`), and that prefix names the session.
+#[test]
+fn status_with_short_ids() {
+    for json in [false, true] {
+        let p = pinned();
+        assert_eq!(p.run(&["init"]).status.code(), Some(0));
+        assert_eq!(p.run(&["open"]).status.code(), Some(0));
+        assert_eq!(p.run(&["open"]).status.code(), Some(0));
+        assert_eq!(snap(&p, json, "status_short_ids", &["status"]), Some(0));
+        assert_eq!(
+            snap(&p, json, "status_ambiguous_prefix", &["status", "00e47279"]),
+            Some(2)
+        );
+        assert_eq!(
+            snap(&p, json, "status_too_short_prefix", &["status", "00e"]),
+            Some(2)
+        );
+    }
+}
+
 /// The same command with the same seed and clock prints the same bytes; another seed makes
 /// another session id.
 #[test]

@@ -17,15 +17,16 @@ pub struct Args {
 /// files are removed; files no patch recorded are stored first and listed.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
+    let session = super::ids::session(&engine, &args.session)?;
     let opts = AbortOptions {
         dry_run: args.dry_run,
         reason: None,
     };
     let outcome = if args.dry_run {
-        engine.abort_with(&args.session, &opts, &mut genesis::engine::NoObserver)?
+        engine.abort_with(&session, &opts, &mut genesis::engine::NoObserver)?
     } else {
-        super::events::with_events(ctx, &engine, &args.session, |events| {
-            Ok(engine.abort_with(&args.session, &opts, events)?)
+        super::events::with_events(ctx, &engine, &session, |events| {
+            Ok(engine.abort_with(&session, &opts, events)?)
         })?
     };
     print(ctx, &outcome);

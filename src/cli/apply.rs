@@ -20,12 +20,13 @@ pub struct Args {
 /// Applies; exit 3 on a conflict or an unverified session.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
+    let session = super::ids::session(&engine, &args.session)?;
     let opts = ApplyOptions {
         dry_run: args.dry_run,
         strict: args.strict,
     };
-    let out = super::events::with_events(ctx, &engine, &args.session, |events| {
-        Ok(engine.apply(&args.session, &opts, events)?)
+    let out = super::events::with_events(ctx, &engine, &session, |events| {
+        Ok(engine.apply(&session, &opts, events)?)
     })?;
     if ctx.json {
         super::print_json(&serde_json::json!({

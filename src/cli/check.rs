@@ -13,12 +13,24 @@ use super::{CliError, Context};
 pub struct Args {
     /// The tree to check. Default: the workspace root.
     dir: Option<PathBuf>,
-    /// The expected identity (64 hex characters) or a snapshot document file.
+    /// The expected identity (64 hex characters, or a unique prefix of 4 or more of a snapshot
+    /// in the store) or a snapshot document file.
     #[arg(long, value_name = "IDENTITY|FILE")]
     expect: String,
 }
 
 fn parse_expected(ctx: &Context, s: &str) -> Result<(Expected, Option<Tree>), CliError> {
+    let is_file = std::path::Path::new(s).exists();
+    if !is_file && let Some(e) = super::ids::too_short_snapshot_prefix("--expect", s) {
+        return Err(e);
+    }
+    if !is_file && s.len() < 64 && super::ids::is_snapshot_prefix(s) {
+        // A prefix names a stored snapshot: the store lists the differing paths too.
+        let store = ctx.store()?;
+        let d = super::ids::snapshot(&store, s)?;
+        let tree = Tree::from_store(&store, &d)?;
+        return Ok((Expected::Identity(d), Some(tree)));
+    }
     if let Ok(d) = s.parse::<Digest>()
         && !std::path::Path::new(s).exists()
     {

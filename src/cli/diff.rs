@@ -33,15 +33,16 @@ pub fn resolve_operand(ctx: &Context, operand: &str) -> Result<Operand, CliError
         let opts = super::operand_options(ctx, &ws, p)?;
         return Ok(Operand::Dir(p.to_path_buf(), opts));
     }
-    let looks_like_hash =
-        operand.len() >= 4 && operand.len() <= 64 && operand.bytes().all(|b| b.is_ascii_hexdigit());
-    if !looks_like_hash {
+    if let Some(e) = super::ids::too_short_snapshot_prefix("diff operand", operand) {
+        return Err(e);
+    }
+    if !super::ids::is_snapshot_prefix(operand) {
         return Err(CliError::usage(format!(
             "{operand:?}: not a directory and not a snapshot identity"
         )));
     }
     let store = ctx.store()?;
-    let id = store.resolve_snapshot(operand)?;
+    let id = super::ids::snapshot(&store, operand)?;
     Ok(Operand::Tree(Tree::from_store(&store, &id)?))
 }
 
@@ -52,7 +53,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         Some(b) => Tree::compare(resolve_operand(ctx, &args.a)?, resolve_operand(ctx, b)?)?,
         None => {
             let engine = super::engine(ctx, false)?;
-            let (session, state) = engine.status(&args.a)?;
+            let id = super::ids::session(&engine, &args.a)?;
+            let (session, state) = engine.status(&id)?;
             let store = engine.store();
             let base = genesis::store::Store::read_snapshot(store, &session.base_snapshot)?.0;
             let current = genesis::store::Store::read_snapshot(store, &session.current_snapshot)?.0;

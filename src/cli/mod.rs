@@ -7,6 +7,7 @@ mod check;
 mod diff;
 mod error;
 mod events;
+mod ids;
 mod init;
 mod open;
 mod patch;
@@ -319,6 +320,13 @@ pub fn engine_recovered(
         eprintln!("genesis: finished the interrupted change of session {s} from its journal");
     }
     Ok((engine, recovered))
+}
+
+/// Whether human output on standard output is coloured: it is a terminal and `NO_COLOR` is
+/// unset or empty (<https://no-color.org>).
+pub fn colour_stdout() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Writes `text` to standard output. A closed pipe (`genesis … | head`) ends the program

@@ -31,6 +31,7 @@ pub struct Args {
 /// Records the patch; exit 1 when `--verify` ran and an obligation failed.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
+    let session = super::ids::session(&engine, &args.session)?;
     let bytes;
     let input = match &args.from {
         Some(dir) => {
@@ -42,7 +43,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             }
             PatchInput::Dir(dir)
         }
-        None if args.diff.is_none() && engine.status(&args.session)?.1.in_place => {
+        None if args.diff.is_none() && engine.status(&session)?.1.in_place => {
             genesis::engine::PatchInput::Workspace
         }
         None => {
@@ -68,11 +69,11 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if args.verify {
         genesis::obligation::install_interrupt_handler();
     }
-    let out = super::events::with_events(ctx, &engine, &args.session, |events| {
+    let out = super::events::with_events(ctx, &engine, &session, |events| {
         let mut progress = super::verify::Progress::new(!ctx.json);
         let verify = args.verify.then_some(&vopts);
         let mut both = Both(events, &mut progress);
-        Ok(engine.patch(&args.session, input, verify, &mut both)?)
+        Ok(engine.patch(&session, input, verify, &mut both)?)
     })?;
     for s in &out.skipped {
         eprintln!("genesis: skipped {}: {}", s.path, s.reason);

@@ -12,7 +12,8 @@ pub struct Args {
 /// Exit 0 when every patch reproduces its recorded snapshot, 1 when one does not.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
-    let steps = engine.replay(&args.session)?;
+    let session = super::ids::session(&engine, &args.session)?;
+    let steps = engine.replay(&session)?;
     let all = steps.iter().all(|s| s.matches());
     if ctx.json {
         let rows: Vec<_> = steps

@@ -22,8 +22,9 @@ pub struct Args {
 /// Restores; exit 3 naming each path that changed since the abort (nothing written then).
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
+    let session = super::ids::session(&engine, &args.session)?;
     let o = engine.restore(
-        &args.session,
+        &session,
         &RestoreOptions {
             dry_run: args.dry_run,
             to: args.to.clone(),
@@ -31,7 +32,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     )?;
     if ctx.json {
         super::print_json(&serde_json::json!({
-            "session": args.session,
+            "session": session,
             "dry_run": args.dry_run,
             "target": o.target,
             "written": o.written,

@@ -9,36 +9,61 @@ pub struct Args {
     session: Option<String>,
 }
 
+/// `id` with its shortest unique prefix `short` marked: bold (the rest dimmed) when `bold`
+/// (colour on a terminal), else in brackets (`[00e4]7279-…`); unmarked when the prefix is the
+/// whole id.
+fn marked(id: &str, short: &str, bold: bool) -> String {
+    let rest = id.strip_prefix(short).unwrap_or("");
+    if rest.is_empty() {
+        id.to_owned()
+    } else if bold {
+        format!("\x1b[1m{short}\x1b[0m\x1b[2m{rest}\x1b[0m")
+    } else {
+        format!("[{short}]{rest}")
+    }
+}
+
 /// Prints the session document (`--json`) or a summary.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     let Some(id) = &args.session else {
         let mut rows = Vec::new();
-        for id in engine.sessions()? {
-            match engine.status(&id) {
+        let ids = engine.sessions()?;
+        let shorts = super::ids::shortest_prefixes(&ids);
+        for (id, short) in ids.iter().zip(&shorts) {
+            match engine.status(id) {
                 Ok((s, _)) => rows.push(serde_json::json!({
                     "session": id,
+                    "short_id": short,
                     "status": s.status,
                     "patches": s.patches.len(),
                     "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
                     "current_snapshot": s.current_snapshot,
                 })),
-                Err(e) => rows.push(serde_json::json!({"session": id, "error": e.to_string()})),
+                Err(e) => rows.push(
+                    serde_json::json!({"session": id, "short_id": short, "error": e.to_string()}),
+                ),
             }
         }
         if ctx.json {
             super::print_json(&serde_json::json!({ "sessions": rows }));
         } else {
+            let bold = super::colour_stdout();
             for r in &rows {
+                let shown = marked(
+                    r["session"].as_str().unwrap_or(""),
+                    r["short_id"].as_str().unwrap_or(""),
+                    bold,
+                );
                 match r.get("error") {
                     Some(e) => crate::outln!(
                         "{}\tINVALID: {}",
-                        r["session"].as_str().unwrap_or(""),
+                        shown,
                         e.as_str().unwrap_or("")
                     ),
                     None => crate::outln!(
                         "{}\t{}\t{} patch(es)\t{}",
-                        r["session"].as_str().unwrap_or(""),
+                        shown,
                         r["status"].as_str().unwrap_or(""),
                         r["patches"],
                         if r["verified"] == true {
@@ -52,7 +77,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }
         return Ok(0);
     };
-    let (s, state) = engine.status(id)?;
+    let id = super::ids::session(&engine, id)?;
+    let (s, state) = engine.status(&id)?;
     if ctx.json {
         super::print_json(&serde_json::json!({
             "session": s,

@@ -119,14 +119,15 @@ pub fn print_summary(v: &VerifyOutcome) {
 /// Verifies; exit 1 when an obligation fails.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
+    let session = super::ids::session(&engine, &args.session)?;
     genesis::obligation::install_interrupt_handler();
     let opts = VerifyOptions {
         workdir: args.workdir.clone(),
         ..VerifyOptions::default()
     };
-    let out = with_events(ctx, &engine, &args.session, |events| {
+    let out = with_events(ctx, &engine, &session, |events| {
         let mut progress = Progress::new(!ctx.json);
-        Ok(engine.verify(&args.session, &opts, &mut Both(events, &mut progress))?)
+        Ok(engine.verify(&session, &opts, &mut Both(events, &mut progress))?)
     })?;
     if ctx.json {
         super::print_json(&serde_json::json!({

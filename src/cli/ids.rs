@@ -1,0 +1,122 @@
+//! Short ids, as jj and git take them: any unique prefix of a session id or of a snapshot
+//! identity stands for it, everywhere one is taken. A full id always wins; a prefix needs at
+//! least [`MIN_PREFIX`] characters (git's `--abbrev` minimum, jj's shortest change ids); an
+//! ambiguous prefix is refused (exit 2) with the candidates listed.
+
+use genesis::Digest;
+use genesis::engine::Engine;
+use genesis::store::Store;
+
+use super::CliError;
+
+/// The fewest characters a prefix may have (a full id may be shorter: session ids are 1 to 64
+/// characters).
+pub const MIN_PREFIX: usize = 4;
+
+/// The session `given` names: the session whose id it is, else the one session whose id starts
+/// with it.
+///
+/// # Errors
+/// Exit 2: no session has that id and `given` is shorter than [`MIN_PREFIX`] (the message says
+/// the minimum); several sessions start with it (they are listed); none does (the store's
+/// "no session" error).
+pub fn session(engine: &Engine, given: &str) -> Result<String, CliError> {
+    let ids = engine.sessions()?;
+    if ids.iter().any(|i| i == given) {
+        return Ok(given.to_owned());
+    }
+    if given.chars().count() < MIN_PREFIX {
+        return Err(CliError::usage(format!(
+            "no session {given:?} in the store, and a session id prefix needs at least {MIN_PREFIX} characters; `genesis status` lists the sessions"
+        )));
+    }
+    let found: Vec<&String> = ids.iter().filter(|i| i.starts_with(given)).collect();
+    match found.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(genesis::session::SessionError::NotFound(given.to_owned()).into()),
+        many => Err(CliError::usage(format!(
+            "session id prefix {given:?} is ambiguous: {} sessions start with it; give more characters:\n{}",
+            many.len(),
+            many.iter()
+                .map(|i| format!("  {i}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ))),
+    }
+}
+
+/// Whether `s` is shaped as a snapshot identity or a prefix of one long enough to look up:
+/// [`MIN_PREFIX`] to 64 hex digits.
+pub fn is_snapshot_prefix(s: &str) -> bool {
+    (MIN_PREFIX..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The message for 1 to [`MIN_PREFIX`]` - 1` hex digits where a snapshot identity was wanted,
+/// saying the minimum; `None` for anything else.
+pub fn too_short_snapshot_prefix(what: &str, s: &str) -> Option<CliError> {
+    (!s.is_empty() && s.len() < MIN_PREFIX && s.bytes().all(|b| b.is_ascii_hexdigit())).then(
+        || {
+            CliError::usage(format!(
+                "{what} {s:?}: a snapshot identity prefix needs at least {MIN_PREFIX} hex digits"
+            ))
+        },
+    )
+}
+
+/// The stored snapshot `prefix` names ([`Store::resolve_snapshot`]: the full identity, or the
+/// one stored identity starting with it).
+///
+/// # Errors
+/// Exit 2: no stored snapshot matches; several do (listed).
+pub fn snapshot(store: &Store, prefix: &str) -> Result<Digest, CliError> {
+    Ok(store.resolve_snapshot(prefix)?)
+}
+
+/// For each of `ids`, its shortest unique prefix among them: at least [`MIN_PREFIX`]
+/// characters (the whole id when it is shorter), one character longer than the longest
+/// prefix it shares with any other id. Same order as `ids`.
+pub fn shortest_prefixes(ids: &[String]) -> Vec<String> {
+    fn common(a: &str, b: &str) -> usize {
+        a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+    }
+    // The longest prefix an id shares with any other is shared with a neighbour in sorted
+    // order.
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by(|&a, &b| ids[a].cmp(&ids[b]));
+    let mut shared = vec![0usize; ids.len()];
+    for w in order.windows(2) {
+        let c = common(&ids[w[0]], &ids[w[1]]);
+        shared[w[0]] = shared[w[0]].max(c);
+        shared[w[1]] = shared[w[1]].max(c);
+    }
+    ids.iter()
+        .zip(shared)
+        .map(|(id, shared)| {
+            let n = (shared + 1).max(MIN_PREFIX).min(id.chars().count());
+            id.chars().take(n).collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(ids: &[&str]) -> Vec<String> {
+        ids.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn shortest_prefixes_are_unique_and_at_least_four() {
+        assert_eq!(
+            shortest_prefixes(&v(&["0193aaaa-1", "0193aaab-2", "7f00", "s1"])),
+            v(&["0193aaaa", "0193aaab", "7f00", "s1"])
+        );
+        assert_eq!(shortest_prefixes(&v(&["abcdef"])), v(&["abcd"]));
+        // An id that is a prefix of another is itself (a full id always wins).
+        assert_eq!(
+            shortest_prefixes(&v(&["abcd", "abcde"])),
+            v(&["abcd", "abcde"])
+        );
+    }
+}

@@ -1,0 +1,187 @@
+//! Short ids: any unique prefix (4 characters or more) of a session id or a snapshot identity
+//! is taken wherever the id is (status, patch, verify, diff, replay, apply, abort, restore,
+//! check --expect, diff A B); a full id always wins, even a shorter one; an ambiguous prefix
+//! exits 2 listing the candidates; a too-short one exits 2 saying the minimum.
+
+mod common;
+
+use common::{code, ok, ok_json, run_in, run_stdin, stderr, stdout};
+
+const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[]}
+"#;
+
+const HELLO: &[u8] = b"--- a/greeting.txt\n+++ b/greeting.txt\n@@ -1 +1 @@\n-hi\n+hello\n";
+
+/// A workspace with sessions `abcd1111`, `abcd2222` and `s1`.
+fn three_sessions() -> tempfile::TempDir {
+    let d = common::workspace(MANIFEST, &[("greeting.txt", b"hi\n")]);
+    ok(&run_in(d.path(), &["init"]));
+    for s in ["abcd1111", "abcd2222", "s1"] {
+        ok(&run_in(d.path(), &["open", "--session", s]));
+    }
+    d
+}
+
+#[test]
+fn a_unique_prefix_names_the_session_in_every_command() {
+    let d = three_sessions();
+    let w = d.path();
+    let o = run_in(w, &["status", "abcd1"]);
+    assert!(stdout(&o).starts_with("session abcd1111: open\n"), "{}", stderr(&o));
+    let o = run_stdin(w, &["patch", "abcd1", "-"], HELLO);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        common::session_doc(w, "abcd1111")["patches"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let o = run_in(w, &["diff", "abcd1", "--name-status"]);
+    assert_eq!(stdout(&o), "M\tgreeting.txt\n", "{}", stderr(&o));
+    let o = run_in(w, &["replay", "abcd1"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let o = run_in(w, &["verify", "abcd1"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let o = run_in(w, &["apply", "abcd11"]);
+    assert_eq!(
+        stdout(&o).lines().last(),
+        Some("applied session abcd1111: 1 file(s) changed"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(w.join("greeting.txt")).unwrap(), b"hello\n");
+    let o = run_in(w, &["abort", "abcd2"]);
+    assert_eq!(stdout(&o), "aborted session abcd2222\n", "{}", stderr(&o));
+    // Nothing was saved, so restore refuses, about the session the prefix named.
+    let o = run_in(w, &["restore", "abcd2", "--dry-run"]);
+    assert_eq!(code(&o), Some(3));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: session abcd2222: nothing to restore: no file was saved for it\n"
+    );
+    // A full id shorter than the minimum is still itself.
+    let o = run_in(w, &["status", "s1"]);
+    assert!(stdout(&o).starts_with("session s1: open\n"));
+}
+
+#[test]
+fn an_ambiguous_prefix_exits_2_listing_the_candidates() {
+    let d = three_sessions();
+    let o = run_in(d.path(), &["verify", "abcd"]);
+    assert_eq!(code(&o), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: session id prefix \"abcd\" is ambiguous: 2 sessions start with it; give more characters:\n  abcd1111\n  abcd2222\n"
+    );
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn a_too_short_prefix_says_the_minimum() {
+    let d = three_sessions();
+    let o = run_in(d.path(), &["status", "abc"]);
+    assert_eq!(code(&o), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: no session \"abc\" in the store, and a session id prefix needs at least 4 characters; `genesis status` lists the sessions\n"
+    );
+    // Four characters that match nothing: the usual unknown-session error.
+    let o = run_in(d.path(), &["status", "zzzz"]);
+    assert_eq!(code(&o), Some(2));
+    assert!(stderr(&o).contains("no session \"zzzz\" in the store"));
+}
+
+#[test]
+fn status_shows_the_shortest_unique_prefix() {
+    let d = three_sessions();
+    let o = run_in(d.path(), &["status"]);
+    assert_eq!(
+        stdout(&o),
+        "[abcd1]111\topen\t0 patch(es)\tnot verified\n[abcd2]222\topen\t0 patch(es)\tnot verified\ns1\topen\t0 patch(es)\tnot verified\n"
+    );
+    let v = ok_json(&run_in(d.path(), &["--json", "status"]));
+    let pairs: Vec<(String, String)> = v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["session"].as_str().unwrap().to_owned(),
+                r["short_id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [("abcd1111", "abcd1"), ("abcd2222", "abcd2"), ("s1", "s1")]
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+    );
+    // Each short id shown names its session.
+    for (full, short) in &pairs {
+        let o = run_in(d.path(), &["--json", "status", short]);
+        assert_eq!(ok_json(&o)["session"]["session"], full.as_str());
+    }
+}
+
+#[test]
+fn snapshot_prefixes_in_check_and_diff() {
+    let d = common::workspace(MANIFEST, &[("greeting.txt", b"hi\n")]);
+    let w = d.path();
+    ok(&run_in(w, &["init"]));
+    let id = ok(&run_in(w, &["snapshot", "--identity"]));
+    let id = id.trim();
+    let o = run_in(w, &["check", "--expect", &id[..6]]);
+    assert_eq!(stdout(&o), format!("ok: . matches {id}\n"), "{}", stderr(&o));
+    // A mismatch against a stored prefix lists the differing paths.
+    std::fs::write(w.join("greeting.txt"), b"bye\n").unwrap();
+    let o = run_in(w, &["check", "--expect", &id[..6]]);
+    assert_eq!(code(&o), Some(1));
+    assert!(stdout(&o).ends_with("M\tgreeting.txt\n"), "{}", stdout(&o));
+    let id2 = ok(&run_in(w, &["snapshot", "--identity"]));
+    let o = run_in(w, &["diff", &id[..5], &id2[..5], "--name-status"]);
+    assert_eq!(stdout(&o), "M\tgreeting.txt\n", "{}", stderr(&o));
+    // Too short: the minimum is said.
+    let o = run_in(w, &["check", "--expect", &id[..3]]);
+    assert_eq!(code(&o), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: --expect \"{}\": a snapshot identity prefix needs at least 4 hex digits\n",
+            &id[..3]
+        )
+    );
+    let o = run_in(w, &["diff", &id[..2], &id2[..5]]);
+    assert_eq!(code(&o), Some(2));
+    assert!(stderr(&o).contains("needs at least 4 hex digits"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_ambiguous_snapshot_prefix_lists_the_candidates() {
+    let d = common::workspace(MANIFEST, &[("greeting.txt", b"hi\n")]);
+    let w = d.path();
+    ok(&run_in(w, &["init"]));
+    let id = ok(&run_in(w, &["snapshot", "--identity"]));
+    let id = id.trim().to_owned();
+    // A second stored document whose name shares the first 8 digits (resolution reads names).
+    let other = if id.as_bytes()[8] == b'0' { "1" } else { "0" };
+    let twin = format!("{}{}", &id[..8], other.repeat(56));
+    let snaps = w.join(".genesis/snapshots");
+    std::fs::copy(
+        snaps.join(format!("{id}.json")),
+        snaps.join(format!("{twin}.json")),
+    )
+    .unwrap();
+    let (first, second) = if twin < id { (&twin, &id) } else { (&id, &twin) };
+    let o = run_in(w, &["check", "--expect", &id[..8]]);
+    assert_eq!(code(&o), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: snapshot prefix {} is ambiguous: 2 snapshots match ({first}, {second}); give more characters\n",
+            &id[..8]
+        )
+    );
+    let o = run_in(w, &["check", "--expect", &id[..9]]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+}
