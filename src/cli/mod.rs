@@ -4,6 +4,7 @@ mod abort;
 mod apply;
 mod bpt;
 mod check;
+mod complete;
 mod diff;
 mod error;
 mod events;
@@ -99,6 +100,10 @@ enum Command {
     /// Act on a Block Play Table A2A execution request (START, RETRY, CONTINUE,
     /// INTERACTION_RESPONSE); events go to --events in the bpt dialect.
     Bpt(bpt::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(complete::CompletionsArgs),
+    /// Print the manual page genesis(1), or write every page into --dir.
+    Man(complete::ManArgs),
 }
 
 /// What every command gets: the global options.
@@ -258,6 +263,8 @@ pub fn run() -> ExitCode {
         Command::Replay(a) => replay::run(&ctx, a),
         Command::Recover(a) => recover::run(&ctx, a),
         Command::Bpt(a) => bpt::run(&ctx, a),
+        Command::Completions(a) => complete::completions(a),
+        Command::Man(a) => complete::man(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
