@@ -277,6 +277,39 @@ fn status_with_short_ids() {
     }
 }
 
+/// `--help`: global options under their own heading, the event options only on the commands
+/// that emit events, examples and exit statuses last.
+#[test]
+fn help_texts() {
+    let p = pinned();
+    for (name, args) in [
+        ("help_top", &["--help"][..]),
+        ("help_verify", &["verify", "--help"]),
+        ("help_status", &["status", "--help"]),
+        ("help_init", &["init", "--help"]),
+    ] {
+        let o = p.run(args);
+        insta::assert_snapshot!(name, p.shown(&o));
+        assert_eq!(o.status.code(), Some(0));
+    }
+}
+
+/// A manifest with no obligations: `init` warns and shows how to add one; `verify` says no
+/// command was run.
+#[test]
+fn no_obligations_are_said() {
+    for json in [false, true] {
+        let p = Pinned::new(&[("greeting.txt", b"hi\n")]);
+        assert_eq!(snap(&p, json, "init_no_obligations", &["init"]), Some(0));
+        assert_eq!(p.run(&["open"]).status.code(), Some(0));
+        let s = only_session(&p);
+        assert_eq!(
+            snap(&p, json, "verify_no_obligations", &["verify", &s]),
+            Some(0)
+        );
+    }
+}
+
 /// The same command with the same seed and clock prints the same bytes; another seed makes
 /// another session id.
 #[test]

@@ -43,10 +43,7 @@ fn the_bash_script_completes_every_subcommand() {
             top.split(['"', ' ']).any(|w| w == n),
             "{n} missing from {top}"
         );
-        assert!(
-            script.contains(&format!("genesis,{n})")),
-            "no case for {n}"
-        );
+        assert!(script.contains(&format!("genesis,{n})")), "no case for {n}");
     }
     // It loads in bash, and completing `genesis ver` offers `verify`.
     if common::have("bash") {
@@ -86,7 +83,11 @@ fn every_shell_gets_a_script_and_an_unknown_one_is_refused() {
     }
     let o = run_in(d.path(), &["completions", "tcsh"]);
     assert_eq!(code(&o), Some(2));
-    assert!(stderr(&o).contains("invalid value 'tcsh'"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("invalid value 'tcsh'"),
+        "{}",
+        stderr(&o)
+    );
     // Nothing was looked for or made: no store is needed.
     assert!(!d.path().join(".genesis").exists());
 }

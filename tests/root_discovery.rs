@@ -30,7 +30,12 @@ fn status_works_from_a_deep_directory() {
     assert_eq!(s, "s1\n");
     let deep = d.path().join("src/deep/dir");
     let o = run_in(&deep, &["status"]);
-    assert_eq!(stdout(&o), "s1\topen\t0 patch(es)\tnot verified\n", "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "s1\topen\t0 patch(es)\tnot verified\n",
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(code(&o), Some(0));
     // A patch from there lands in the workspace's session, not in a new store.
     let o = run_stdin(&deep, &["patch", "s1", "-"], HELLO);
@@ -66,7 +71,12 @@ fn dash_c_changes_directory_first_and_composes_as_git() {
     let name = d.path().file_name().unwrap().to_str().unwrap();
     // Relative -C's compose: NAME, then src, then deep.
     let o = run_in(above, &["-C", name, "-C", "src", "-C", "deep", "status"]);
-    assert_eq!(stdout(&o), "s1\topen\t0 patch(es)\tnot verified\n", "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "s1\topen\t0 patch(es)\tnot verified\n",
+        "{}",
+        stderr(&o)
+    );
     // An absolute -C starts again; an empty one changes nothing.
     let abs = d.path().join("src").to_str().unwrap().to_owned();
     let o = run_in(above, &["-C", "nowhere-at-all", "status"]);
@@ -94,7 +104,7 @@ fn workspace_option_wins_over_the_search() {
         &deep,
         &["--workspace", other.path().to_str().unwrap(), "status"],
     );
-    assert_eq!(stdout(&o), "other\topen\t0 patch(es)\tnot verified\n");
+    assert_eq!(stdout(&o), "[othe]r\topen\t0 patch(es)\tnot verified\n");
 }
 
 #[test]
@@ -106,16 +116,16 @@ fn init_makes_the_store_in_the_current_directory() {
     assert!(deep.join(".genesis/format").is_file());
     assert!(deep.join("genesis.json").is_file());
     assert_eq!(
-        stderr(&o),
+        stderr(&o).lines().next().unwrap(),
         format!(
-            "genesis: note: the workspace at {} holds this directory; this makes a separate workspace nested inside it\n",
+            "genesis: note: the workspace at {} holds this directory; this makes a separate workspace nested inside it",
             d.path().canonicalize().unwrap().display()
         )
     );
     // From there on, the nearer store is the one found.
     ok(&run_in(&deep, &["open", "--session", "inner"]));
     let o = run_in(&deep.join("dir"), &["status"]);
-    assert_eq!(stdout(&o), "inner\topen\t0 patch(es)\tnot verified\n");
+    assert_eq!(stdout(&o), "[inne]r\topen\t0 patch(es)\tnot verified\n");
     let o = run_in(d.path(), &["status"]);
     assert_eq!(stdout(&o), "");
 }
@@ -136,7 +146,12 @@ fn paths_given_to_commands_stay_relative_to_the_current_directory() {
     // patch --from DIR, relative to src/.
     std::fs::write(co.join("greeting.txt"), b"hello\n").unwrap();
     let o = run_in(&src, &["patch", "c", "--from", &co_rel]);
-    assert_eq!(stdout(&o).lines().next(), Some("M\tgreeting.txt"), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).lines().next(),
+        Some("M\tgreeting.txt"),
+        "{}",
+        stderr(&o)
+    );
     // A diff file, relative to src/.
     std::fs::write(
         src.join("bye.diff"),
@@ -170,7 +185,10 @@ fn snapshot_and_check_keep_the_directory_they_name() {
     ));
     assert_ne!(deep_alone, root_id);
     assert_eq!(
-        ok(&run_in(&src, &["snapshot", "--no-store", "--identity", "deep"])),
+        ok(&run_in(
+            &src,
+            &["snapshot", "--no-store", "--identity", "deep"]
+        )),
         deep_alone
     );
     let o = run_in(&src, &["check", "deep", "--expect", deep_alone.trim()]);

@@ -27,7 +27,11 @@ fn a_unique_prefix_names_the_session_in_every_command() {
     let d = three_sessions();
     let w = d.path();
     let o = run_in(w, &["status", "abcd1"]);
-    assert!(stdout(&o).starts_with("session abcd1111: open\n"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("session abcd1111: open\n"),
+        "{}",
+        stderr(&o)
+    );
     let o = run_stdin(w, &["patch", "abcd1", "-"], HELLO);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
     assert_eq!(
@@ -132,7 +136,12 @@ fn snapshot_prefixes_in_check_and_diff() {
     let id = ok(&run_in(w, &["snapshot", "--identity"]));
     let id = id.trim();
     let o = run_in(w, &["check", "--expect", &id[..6]]);
-    assert_eq!(stdout(&o), format!("ok: . matches {id}\n"), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!("ok: . matches {id}\n"),
+        "{}",
+        stderr(&o)
+    );
     // A mismatch against a stored prefix lists the differing paths.
     std::fs::write(w.join("greeting.txt"), b"bye\n").unwrap();
     let o = run_in(w, &["check", "--expect", &id[..6]]);
@@ -153,7 +162,11 @@ fn snapshot_prefixes_in_check_and_diff() {
     );
     let o = run_in(w, &["diff", &id[..2], &id2[..5]]);
     assert_eq!(code(&o), Some(2));
-    assert!(stderr(&o).contains("needs at least 4 hex digits"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("needs at least 4 hex digits"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -172,7 +185,11 @@ fn an_ambiguous_snapshot_prefix_lists_the_candidates() {
         snaps.join(format!("{twin}.json")),
     )
     .unwrap();
-    let (first, second) = if twin < id { (&twin, &id) } else { (&id, &twin) };
+    let (first, second) = if twin < id {
+        (&twin, &id)
+    } else {
+        (&id, &twin)
+    };
     let o = run_in(w, &["check", "--expect", &id[..8]]);
     assert_eq!(code(&o), Some(2));
     assert_eq!(

@@ -52,5 +52,8 @@ fn git_add_all_after_init_adds_nothing_under_the_store() {
     let staged = git(d.path(), &["diff", "--cached", "--name-only"]);
     assert_eq!(staged, "a.txt\ngenesis.json\n");
     // Nothing is left untracked either: git sees no store at all.
-    assert_eq!(git(d.path(), &["status", "--porcelain"]), "A  a.txt\nA  genesis.json\n");
+    assert_eq!(
+        git(d.path(), &["status", "--porcelain"]),
+        "A  a.txt\nA  genesis.json\n"
+    );
 }

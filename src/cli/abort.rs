@@ -6,11 +6,13 @@ use genesis::engine::{AbortAction, AbortOptions, AbortOutcome};
 /// Arguments of `genesis abort`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The session id.
+    /// The session id, or a unique prefix of it (4 or more characters).
     session: String,
     /// List what abort would change and save; change nothing.
     #[arg(long)]
     dry_run: bool,
+    #[command(flatten)]
+    pub events: super::events::EventsArgs,
 }
 
 /// Aborts: an in-place session's workspace goes back to the base, a checkout directory's

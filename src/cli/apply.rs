@@ -7,7 +7,7 @@ use super::{CliError, Context};
 /// Arguments of `genesis apply`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The session id.
+    /// The session id, or a unique prefix of it (4 or more characters).
     session: String,
     /// Print what would change; write nothing.
     #[arg(long)]
@@ -15,6 +15,8 @@ pub struct Args {
     /// Require the whole workspace to equal the base snapshot, not only the changed paths.
     #[arg(long)]
     strict: bool,
+    #[command(flatten)]
+    pub events: super::events::EventsArgs,
 }
 
 /// Applies; exit 3 on a conflict or an unverified session.

@@ -22,6 +22,8 @@ pub struct Args {
     /// Timeout of each pre and post command, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     command_timeout: u64,
+    #[command(flatten)]
+    pub events: super::events::EventsArgs,
 }
 
 /// Obligation progress on standard error (output already redacted by the library).

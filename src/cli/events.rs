@@ -8,6 +8,24 @@ use genesis::events::{Dialect, Emitter, EventsTarget, Redactor, Scope};
 
 use super::{CliError, Context};
 
+/// The event options, on the commands that emit events (open, patch, verify, apply, abort,
+/// bpt) and nowhere else. Given before the command name (`genesis --events PATH open`) they
+/// are still taken, as before they moved here, but not shown in the help.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct EventsArgs {
+    /// Write the session's events to PATH as JSON lines (`-`: standard error).
+    #[arg(long, value_name = "PATH", help_heading = "Events")]
+    pub events: Option<std::path::PathBuf>,
+    /// The events' dialect: genesis, bpt (Block Play Table A2A), orbiplex or aps. Default:
+    /// genesis (bpt for `genesis bpt`).
+    #[arg(long, value_name = "DIALECT", help_heading = "Events")]
+    pub events_format: Option<String>,
+    /// This worker's id in BPT events and requests. Default: $GENESIS_WORKER_ID, else
+    /// genesis@HOSTNAME.
+    #[arg(long, value_name = "ID", help_heading = "Events")]
+    pub worker_id: Option<String>,
+}
+
 /// The emitter of `session`'s events (off without `--events`), continuing its stored
 /// sequence numbers (none yet for a session not made yet).
 ///

@@ -54,13 +54,11 @@ pub fn is_snapshot_prefix(s: &str) -> bool {
 /// The message for 1 to [`MIN_PREFIX`]` - 1` hex digits where a snapshot identity was wanted,
 /// saying the minimum; `None` for anything else.
 pub fn too_short_snapshot_prefix(what: &str, s: &str) -> Option<CliError> {
-    (!s.is_empty() && s.len() < MIN_PREFIX && s.bytes().all(|b| b.is_ascii_hexdigit())).then(
-        || {
-            CliError::usage(format!(
-                "{what} {s:?}: a snapshot identity prefix needs at least {MIN_PREFIX} hex digits"
-            ))
-        },
-    )
+    (!s.is_empty() && s.len() < MIN_PREFIX && s.bytes().all(|b| b.is_ascii_hexdigit())).then(|| {
+        CliError::usage(format!(
+            "{what} {s:?}: a snapshot identity prefix needs at least {MIN_PREFIX} hex digits"
+        ))
+    })
 }
 
 /// The stored snapshot `prefix` names ([`Store::resolve_snapshot`]: the full identity, or the

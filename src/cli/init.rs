@@ -64,11 +64,19 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             .map_err(|e| CliError::io(format!("{}: {e}", manifest_path.display())))?;
         true
     };
+    let obligations = Manifest::load(&manifest_path)?.obligations.len();
+    if obligations == 0 {
+        eprintln!(
+            "genesis: warning: {} has no obligations, so `genesis verify` runs nothing and `apply` is gated on nothing; add the commands that must pass to its \"obligations\" list, e.g.\n  \"obligations\": [{{\"id\": \"test\", \"run\": [\"cargo\", \"test\"], \"timeout_s\": 600}}]",
+            manifest_path.display()
+        );
+    }
     if ctx.json {
         super::print_json(&serde_json::json!({
             "store": store.path(),
             "manifest": manifest_path,
             "manifest_created": created_manifest,
+            "obligations": obligations,
         }));
     } else {
         crate::outln!("store: {}", store.path().display());

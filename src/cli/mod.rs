@@ -8,6 +8,7 @@ mod complete;
 mod diff;
 mod error;
 mod events;
+mod help;
 mod ids;
 mod init;
 mod open;
@@ -33,77 +34,168 @@ use genesis::Workspace;
 /// Exit status: 0 success; 1 a definite "no" (check mismatch, invalid document);
 /// 2 bad input or usage; 3 state conflict; 4 I/O or internal error.
 #[derive(Parser, Debug)]
-#[command(name = "genesis", version, about, long_about = None)]
+#[command(name = "genesis", version, about, long_about = None, after_help = help::TOP)]
 pub struct Cli {
     /// Run as if started in DIR (changed into before anything else; repeatable, each relative
     /// one taken from the previous, as git's -C).
-    #[arg(short = 'C', global = true, value_name = "DIR", action = clap::ArgAction::Append)]
+    #[arg(
+        short = 'C',
+        global = true,
+        value_name = "DIR",
+        action = clap::ArgAction::Append,
+        help_heading = GLOBAL
+    )]
     chdir: Vec<std::ffi::OsString>,
     /// Workspace root. Default: the nearest directory at or above the current one that holds
     /// a .genesis store (else the current directory).
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     workspace: Option<PathBuf>,
     /// Store directory. Default: WORKSPACE/.genesis.
-    #[arg(long, global = true, value_name = "DIR", env = "GENESIS_STORE")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        env = "GENESIS_STORE",
+        help_heading = GLOBAL
+    )]
     store: Option<PathBuf>,
     /// Print one JSON document on standard output instead of human output.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     json: bool,
-    /// Write the session's events to PATH as JSON lines (`-`: standard error).
-    #[arg(long, global = true, value_name = "PATH")]
-    events: Option<PathBuf>,
-    /// The events' dialect: genesis, bpt (Block Play Table A2A), orbiplex or aps. Default:
-    /// genesis (bpt for `genesis bpt`).
-    #[arg(long, global = true, value_name = "DIALECT")]
-    events_format: Option<String>,
-    /// This worker's id in BPT events and requests. Default: genesis@HOSTNAME.
-    #[arg(long, global = true, value_name = "ID", env = "GENESIS_WORKER_ID")]
-    worker_id: Option<String>,
     /// Seconds to wait for another process's store lock before exit 3.
-    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10)]
+    #[arg(
+        long,
+        global = true,
+        value_name = "SECONDS",
+        default_value_t = 10,
+        help_heading = GLOBAL
+    )]
     wait: u64,
+    /// The event options given before the command name (hidden; see [`events::EventsArgs`]).
+    #[command(flatten)]
+    events_before: HiddenEventsArgs,
     #[command(subcommand)]
     command: Command,
 }
 
+/// The heading of the options every command takes.
+const GLOBAL: &str = "Global options";
+
+/// `--events`, `--events-format` and `--worker-id` before the command name, as they were taken
+/// when they were global: still accepted, not shown (the commands that emit events show them).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct HiddenEventsArgs {
+    #[arg(long = "events", value_name = "PATH", hide = true)]
+    events: Option<PathBuf>,
+    #[arg(long = "events-format", value_name = "DIALECT", hide = true)]
+    events_format: Option<String>,
+    #[arg(long = "worker-id", value_name = "ID", hide = true)]
+    worker_id: Option<String>,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Create the store and a default manifest (genesis.json) in the workspace.
+    /// Create the store and a default manifest (genesis.json) in the current directory.
+    #[command(after_help = help::INIT)]
     Init(init::Args),
     /// Snapshot a directory and print the snapshot document.
+    #[command(after_help = help::SNAPSHOT)]
     Snapshot(snapshot::Args),
     /// Show the differences between two trees as a git-style diff.
+    #[command(after_help = help::DIFF)]
     Diff(diff::Args),
     /// Check that a tree hashes to an expected snapshot (exit 1 with the differing paths if not).
+    #[command(after_help = help::CHECK)]
     Check(check::Args),
     /// Validate session, snapshot and manifest documents against the bundled schemas.
+    #[command(after_help = help::VALIDATE)]
     Validate(validate::Args),
     /// Open a session on the workspace as it is now; prints the session id.
+    #[command(after_help = help::OPEN)]
     Open(open::Args),
     /// Record a patch (a diff, or a directory's state) in a session.
+    #[command(after_help = help::PATCH)]
     Patch(patch::Args),
     /// Run the manifest's obligations on the session's current snapshot.
+    #[command(after_help = help::VERIFY)]
     Verify(verify::Args),
     /// Write a verified session into the workspace, atomically.
+    #[command(after_help = help::APPLY)]
     Apply(apply::Args),
     /// Throw a session away: an in-place workspace goes back to the base, a checkout is
     /// removed; files no patch recorded are saved first (`genesis restore` brings them back).
+    #[command(after_help = help::ABORT)]
     Abort(abort::Args),
     /// Bring back the files `abort` saved.
+    #[command(after_help = help::RESTORE)]
     Restore(restore::Args),
     /// Show a session, or list all sessions.
+    #[command(after_help = help::STATUS)]
     Status(status::Args),
     /// Re-derive every patch's after_snapshot from the stored patch texts.
+    #[command(after_help = help::REPLAY)]
     Replay(replay::Args),
     /// Finish an interrupted apply from its journal (every command also does this first).
+    #[command(after_help = help::RECOVER)]
     Recover(recover::Args),
     /// Act on a Block Play Table A2A execution request (START, RETRY, CONTINUE,
     /// INTERACTION_RESPONSE); events go to --events in the bpt dialect.
+    #[command(after_help = help::BPT)]
     Bpt(bpt::Args),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(after_help = help::COMPLETIONS)]
     Completions(complete::CompletionsArgs),
     /// Print the manual page genesis(1), or write every page into --dir.
+    #[command(after_help = help::MAN)]
     Man(complete::ManArgs),
+}
+
+impl Cli {
+    /// The event options: the command's own (open, patch, verify, apply, abort, bpt), each
+    /// else the same option given before the command name.
+    fn events(&self) -> events::EventsArgs {
+        let own = match &self.command {
+            Command::Open(a) => Some(&a.events),
+            Command::Patch(a) => Some(&a.events),
+            Command::Verify(a) => Some(&a.events),
+            Command::Apply(a) => Some(&a.events),
+            Command::Abort(a) => Some(&a.events),
+            Command::Bpt(a) => Some(&a.events),
+            _ => None,
+        };
+        let own = own.cloned().unwrap_or_default();
+        let before = &self.events_before;
+        events::EventsArgs {
+            events: own.events.or_else(|| before.events.clone()),
+            events_format: own.events_format.or_else(|| before.events_format.clone()),
+            worker_id: own
+                .worker_id
+                .or_else(|| before.worker_id.clone())
+                .or_else(|| {
+                    std::env::var("GENESIS_WORKER_ID")
+                        .ok()
+                        .filter(|v| !v.is_empty())
+                }),
+        }
+    }
+}
+
+/// A usage error's message on one line, the missing or bad argument included: clap's text
+/// without its `error: ` prefix, `Usage:` and `For more information` lines, the lines joined
+/// (`the following required arguments were not provided: <SESSION>`).
+fn usage_message(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let body = text.split("\n\nUsage:").next().unwrap_or(&text);
+    let body = body
+        .split("\n\nFor more information")
+        .next()
+        .unwrap_or(body);
+    body.trim_start_matches("error: ")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What every command gets: the global options.
@@ -145,8 +237,7 @@ impl Context {
     /// the search started from and says `genesis init`. `None` when a store was found, or
     /// `--workspace` or `--store` named where it should be (their own errors say so then).
     pub fn no_store(&self) -> Option<CliError> {
-        if self.discovered.is_some() || self.workspace_arg.is_some() || self.store_arg.is_some()
-        {
+        if self.discovered.is_some() || self.workspace_arg.is_some() || self.store_arg.is_some() {
             return None;
         }
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -183,11 +274,8 @@ pub fn run() -> ExitCode {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             if code == 2 && std::env::args().any(|a| a == "--json") {
-                let message = e.kind().to_string();
-                let detail = e.to_string();
-                let first = detail.lines().next().unwrap_or(&message);
                 print_json(&serde_json::json!({
-                    "error": {"code": 2, "message": first.trim_start_matches("error: ")}
+                    "error": {"code": 2, "message": usage_message(&e)}
                 }));
             }
             return ExitCode::from(code);
@@ -211,17 +299,18 @@ pub fn run() -> ExitCode {
             .ok()
             .and_then(|cwd| Workspace::discover_root(&cwd))
     };
+    let events = cli.events();
     let ctx = Context {
         discovered,
         workspace_arg: cli.workspace.clone(),
         store_arg: cli.store.clone(),
         json: cli.json,
         wait: cli.wait,
-        events: cli.events.clone(),
-        events_format: cli.events_format.clone(),
-        worker_id: cli.worker_id.clone(),
+        events: events.events.clone(),
+        events_format: events.events_format.clone(),
+        worker_id: events.worker_id.clone(),
     };
-    if let Some(Err(e)) = cli
+    if let Some(Err(e)) = events
         .events_format
         .as_deref()
         .map(str::parse::<genesis::events::Dialect>)
@@ -237,7 +326,7 @@ pub fn run() -> ExitCode {
         return ExitCode::from(e.code);
     }
     // An events file that cannot be written is refused before anything changes.
-    if let Some(p) = cli.events.as_ref().filter(|p| p.as_os_str() != "-")
+    if let Some(p) = events.events.as_ref().filter(|p| p.as_os_str() != "-")
         && let Err(e) = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

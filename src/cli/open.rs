@@ -25,6 +25,8 @@ pub struct Args {
     /// `abort` restores the base, `apply` finalises.
     #[arg(long)]
     in_place: bool,
+    #[command(flatten)]
+    pub events: super::events::EventsArgs,
 }
 
 /// Opens the session and prints its id.

@@ -11,7 +11,7 @@ use super::{CliError, Context};
 /// Arguments of `genesis patch`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The session id.
+    /// The session id, or a unique prefix of it (4 or more characters).
     session: String,
     /// A git-style unified diff file, or `-` for standard input (the default). For an
     /// in-place session give none: the workspace's state is recorded.
@@ -26,6 +26,8 @@ pub struct Args {
     /// With --verify: run obligations in DIR, synced incrementally.
     #[arg(long, value_name = "DIR", requires = "verify")]
     workdir: Option<PathBuf>,
+    #[command(flatten)]
+    pub events: super::events::EventsArgs,
 }
 
 /// Records the patch; exit 1 when `--verify` ran and an obligation failed.

@@ -5,7 +5,7 @@ use super::{CliError, Context};
 /// Arguments of `genesis replay`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The session id.
+    /// The session id, or a unique prefix of it (4 or more characters).
     session: String,
 }
 

@@ -8,7 +8,7 @@ use genesis::engine::RestoreOptions;
 /// Arguments of `genesis restore`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The aborted session.
+    /// The aborted session: its id, or a unique prefix of it (4 or more characters).
     session: String,
     /// Write the whole tree abort found (workspace or checkout) into this new or empty
     /// directory instead.

@@ -5,7 +5,8 @@ use super::{CliError, Context};
 /// Arguments of `genesis status`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The session id. Default: list every session.
+    /// The session id, or a unique prefix of it (4 or more characters). Default: list every
+    /// session.
     session: Option<String>,
 }
 
@@ -56,11 +57,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                     bold,
                 );
                 match r.get("error") {
-                    Some(e) => crate::outln!(
-                        "{}\tINVALID: {}",
-                        shown,
-                        e.as_str().unwrap_or("")
-                    ),
+                    Some(e) => crate::outln!("{}\tINVALID: {}", shown, e.as_str().unwrap_or("")),
                     None => crate::outln!(
                         "{}\t{}\t{} patch(es)\t{}",
                         shown,

@@ -12,13 +12,15 @@ use super::{CliError, Context};
 /// Arguments of `genesis verify`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The session id.
+    /// The session id, or a unique prefix of it (4 or more characters).
     session: String,
     /// Run obligations in DIR, synced incrementally so build caches survive. DIR must be new,
     /// empty, or a workdir Genesis used before, outside the workspace and the store. Default:
     /// a scratch directory, removed afterwards.
     #[arg(long, value_name = "DIR")]
     workdir: Option<PathBuf>,
+    #[command(flatten)]
+    pub events: super::events::EventsArgs,
 }
 
 /// Prints obligation progress on standard error (with a spinner while one runs when standard
@@ -97,8 +99,27 @@ pub fn print_result(label: &str, r: &CommandResult) {
     }
 }
 
-/// Prints the verification summary on standard output.
+/// Prints the verification summary on standard output; with no command obligations it says
+/// that no command was run (and which static checks, if any, were all that was checked).
 pub fn print_summary(v: &VerifyOutcome) {
+    if v.record.obligations.is_empty() {
+        let statics: Vec<&str> = v
+            .record
+            .static_results
+            .iter()
+            .map(|s| s.id.as_str())
+            .collect();
+        if statics.is_empty() {
+            crate::outln!(
+                "nothing was checked: the manifest has no obligations (add commands to its \"obligations\" list)"
+            );
+        } else {
+            crate::outln!(
+                "no command was run: the manifest has no obligations (add commands to its \"obligations\" list); only its static rules were checked: {}",
+                statics.join(", ")
+            );
+        }
+    }
     for s in &v.record.static_results {
         if !s.passed {
             crate::outln!("static obligation {} fails: {}", s.id, s.paths.join(", "));
@@ -134,6 +155,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             "session": out.session,
             "acceptance": out.acceptance,
             "record": out.record,
+            "obligations_run": out.record.obligations.len(),
         }));
     } else {
         print_summary(&out);
