@@ -9,18 +9,15 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// A tmux server of its own (private socket), one bash session in `dir`; killed on drop.
+/// A tmux server of its own (socket `HOME/tmux.sock`), one bash session in `dir`; killed on drop.
 struct Tmux {
     socket: String,
 }
 
 impl Tmux {
     fn start(dir: &Path, home: &Path) -> Tmux {
-        // A socket per test: the temporary directory's unique name.
-        let socket = format!(
-            "genesis-test-{}",
-            home.file_name().unwrap().to_string_lossy()
-        );
+        // A server per test, its socket in the test's temporary directory (gone with it).
+        let socket = home.join("tmux.sock").to_string_lossy().into_owned();
         let bin = Path::new(env!("CARGO_BIN_EXE_genesis")).parent().unwrap();
         let path = format!(
             "{}:{}",
@@ -55,7 +52,7 @@ impl Tmux {
 
     fn keys(&self, keys: &[&str]) {
         let st = Command::new("tmux")
-            .args(["-L", &self.socket, "send-keys", "-t", "t"])
+            .args(["-S", &self.socket, "send-keys", "-t", "t"])
             .args(keys)
             .status()
             .unwrap();
@@ -65,7 +62,7 @@ impl Tmux {
     /// The pane's text (`escapes`: with its colours and attributes as SGR sequences).
     fn capture(&self, escapes: bool) -> String {
         let mut c = Command::new("tmux");
-        c.args(["-L", &self.socket, "capture-pane", "-p", "-t", "t"]);
+        c.args(["-S", &self.socket, "capture-pane", "-p", "-t", "t"]);
         if escapes {
             c.arg("-e");
         }
@@ -89,7 +86,7 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
+            .args(["-S", &self.socket, "kill-server"])
             .status();
     }
 }
