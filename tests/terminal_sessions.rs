@@ -30,7 +30,7 @@ impl Tmux {
         );
         let st = Command::new("tmux")
             .args([
-                "-L",
+                "-S",
                 &socket,
                 "new-session",
                 "-d",
