@@ -32,6 +32,7 @@ pub mod json;
 pub mod manifest;
 pub mod materialize;
 pub mod membership;
+pub mod merge;
 pub mod obligation;
 pub mod patch;
 pub mod path;
