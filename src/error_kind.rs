@@ -219,7 +219,8 @@ impl EngineError {
             | EngineError::NoCheckoutToRestore { .. } => ErrorKind::BadInput,
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
-            | EngineError::NothingToRestore { .. } => ErrorKind::State,
+            | EngineError::NothingToRestore { .. }
+            | EngineError::RebaseRefused { .. } => ErrorKind::State,
             EngineError::SessionMoved { .. } => ErrorKind::Moved,
             EngineError::Conflict { .. } => ErrorKind::Conflict,
             EngineError::Materialize(_)

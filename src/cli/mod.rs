@@ -10,6 +10,7 @@ mod events;
 mod init;
 mod open;
 mod patch;
+mod rebase;
 mod recover;
 mod replay;
 mod restore;
@@ -75,6 +76,9 @@ enum Command {
     Open(open::Args),
     /// Record a patch (a diff, or a directory's state) in a session.
     Patch(patch::Args),
+    /// Move an open session onto the workspace as it is now (a three-way merge per file);
+    /// exit 3 with the conflicting paths and hunks when edits overlap.
+    Rebase(rebase::Args),
     /// Run the manifest's obligations on the session's current snapshot.
     Verify(verify::Args),
     /// Write a verified session into the workspace, atomically.
@@ -196,6 +200,7 @@ pub fn run() -> ExitCode {
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Open(a) => open::run(&ctx, a),
         Command::Patch(a) => patch::run(&ctx, a),
+        Command::Rebase(a) => rebase::run(&ctx, a),
         Command::Verify(a) => verify::run(&ctx, a),
         Command::Apply(a) => apply::run(&ctx, a),
         Command::Abort(a) => abort::run(&ctx, a),

@@ -69,6 +69,16 @@ pub enum EngineError {
         /// Each conflicting path with what is wrong there, sorted by path.
         conflicts: Vec<PathConflict>,
     },
+    /// `rebase` cannot move this session (in-place, or the merged tree does not come back from
+    /// its own diff);
+    /// nothing was recorded.
+    #[error("session {id} cannot be rebased: {reason}")]
+    RebaseRefused {
+        /// The session.
+        id: String,
+        /// Why.
+        reason: String,
+    },
     /// A change that must never be written (into `.git`, the store, or through a link).
     #[error("{path}: refused: {reason}")]
     Unsafe {

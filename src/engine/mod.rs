@@ -35,6 +35,7 @@ mod apply;
 mod error;
 mod open;
 mod patch;
+mod rebase;
 mod recover;
 mod replay;
 mod verify;
@@ -47,6 +48,7 @@ pub(crate) use error::io_err;
 pub use error::{ConflictKind, EngineError, PathConflict};
 pub use open::{OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome};
+pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
 pub use replay::ReplayStep;
 pub use verify::{VerifyOptions, VerifyOutcome};
 
