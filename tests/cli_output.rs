@@ -346,3 +346,27 @@ fn event_streams_in_every_dialect() {
         );
     }
 }
+
+#[test]
+fn rebase_after_the_workspace_moved() {
+    for json in [false, true] {
+        let p = pinned();
+        p.run(&["init"]);
+        p.run(&["open"]);
+        let s = only_session(&p);
+        p.run_stdin(&["patch", &s, "-"], GREETING_HELLO);
+        p.run(&["verify", &s]);
+        // The workspace changes the same line: apply refuses and names rebase.
+        std::fs::write(p.root.join("greeting.txt"), b"bye\n").unwrap();
+        assert_eq!(snap(&p, json, "apply_moved", &["apply", &s]), Some(3));
+        assert_eq!(snap(&p, json, "rebase_conflict", &["rebase", &s]), Some(3));
+        assert_eq!(
+            snap(&p, json, "rebase_markers", &["rebase", &s, "--markers"]),
+            Some(0)
+        );
+        // Another file changes in the workspace: a clean rebase.
+        std::fs::write(p.root.join("src/lib.rs"), b"pub fn g() {}\n").unwrap();
+        assert_eq!(snap(&p, json, "rebase_clean", &["rebase", &s]), Some(0));
+        assert_eq!(snap(&p, json, "rebase_again", &["rebase", &s]), Some(0));
+    }
+}

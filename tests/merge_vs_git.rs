@@ -155,7 +155,16 @@ fn compare(t: &mut Tally, dir: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) {
             String::from_utf8_lossy(theirs)
         )
     };
-    match (merge_text(base, ours, theirs), git_merge(dir, base, ours, theirs)) {
+    let merged = merge_text(base, ours, theirs);
+    // Each conflict of the marked text is one listed hunk.
+    if let TextMerge::Conflict { hunks, marked } = &merged {
+        let opened = marked
+            .split_inclusive(|&b| b == b'\n')
+            .filter(|l| *l == b"<<<<<<< session\n")
+            .count();
+        assert!(opened > 0 && opened == hunks.len(), "{hunks:?} {}", show());
+    }
+    match (merged, git_merge(dir, base, ours, theirs)) {
         (TextMerge::Clean(g), Ok(r)) if g == r => t.both_clean_same += 1,
         (TextMerge::Clean(g), Ok(r)) => t.clean_bytes_differ.push(format!(
             "{}\ngenesis {:?}\ngit {:?}",
