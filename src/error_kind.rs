@@ -210,6 +210,7 @@ impl EngineError {
             | EngineError::BadDirectory { .. }
             | EngineError::TooManyPatches { .. }
             | EngineError::PatchInputMismatch { .. }
+            | EngineError::UnknownObligation { .. }
             | EngineError::LeftOut { .. }
             | EngineError::DirNotReproduced { .. }
             | EngineError::FileUnderFile { .. }
@@ -220,7 +221,8 @@ impl EngineError {
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
             | EngineError::NothingToRestore { .. }
-            | EngineError::RebaseRefused { .. } => ErrorKind::State,
+            | EngineError::RebaseRefused { .. }
+            | EngineError::NoVerification { .. } => ErrorKind::State,
             EngineError::SessionMoved { .. } => ErrorKind::Moved,
             EngineError::Conflict { .. } => ErrorKind::Conflict,
             EngineError::Materialize(_)

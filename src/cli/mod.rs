@@ -8,7 +8,9 @@ mod diff;
 mod error;
 mod events;
 mod init;
+mod log;
 mod open;
+mod pager;
 mod patch;
 mod rebase;
 mod recover;
@@ -53,6 +55,10 @@ pub struct Cli {
     /// This worker's id in BPT events and requests. Default: genesis@HOSTNAME.
     #[arg(long, global = true, value_name = "ID", env = "GENESIS_WORKER_ID")]
     worker_id: Option<String>,
+    /// Never start a pager (`diff` and `log` on a terminal use $GENESIS_PAGER, $PAGER or
+    /// `less -FRX`).
+    #[arg(long, global = true)]
+    no_pager: bool,
     /// Seconds to wait for another process's store lock before exit 3.
     #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10)]
     wait: u64,
@@ -90,6 +96,9 @@ enum Command {
     Restore(restore::Args),
     /// Show a session, or list all sessions.
     Status(status::Args),
+    /// Print the output, exit status and duration of each obligation of a session's last
+    /// verification (or of one obligation).
+    Log(log::Args),
     /// Re-derive every patch's after_snapshot from the stored patch texts.
     Replay(replay::Args),
     /// Finish an interrupted apply from its journal (every command also does this first).
@@ -115,6 +124,8 @@ pub struct Context {
     pub events_format: Option<String>,
     /// `--worker-id` or `GENESIS_WORKER_ID`.
     pub worker_id: Option<String>,
+    /// `--no-pager`.
+    pub no_pager: bool,
 }
 
 impl Context {
@@ -165,6 +176,7 @@ pub fn run() -> ExitCode {
         events: cli.events.clone(),
         events_format: cli.events_format.clone(),
         worker_id: cli.worker_id.clone(),
+        no_pager: cli.no_pager,
     };
     if let Some(Err(e)) = cli
         .events_format
@@ -206,6 +218,7 @@ pub fn run() -> ExitCode {
         Command::Abort(a) => abort::run(&ctx, a),
         Command::Restore(a) => restore::run(&ctx, a),
         Command::Status(a) => status::run(&ctx, a),
+        Command::Log(a) => log::run(&ctx, a),
         Command::Replay(a) => replay::run(&ctx, a),
         Command::Recover(a) => recover::run(&ctx, a),
         Command::Bpt(a) => bpt::run(&ctx, a),

@@ -9,6 +9,22 @@ pub struct Args {
     session: Option<String>,
 }
 
+/// A list row's verification: `verified`, `verification failed: ID, …` (the static rules
+/// and obligations that did not pass on the current snapshot), or `not verified`.
+fn verdict(row: &serde_json::Value) -> String {
+    let failed: Vec<&str> = row["failed"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    if row["verified"] == true {
+        "verified".to_owned()
+    } else if !failed.is_empty() {
+        format!("verification failed: {}", failed.join(", "))
+    } else {
+        "not verified".to_owned()
+    }
+}
+
 /// Prints the session document (`--json`) or a summary.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
@@ -21,6 +37,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                     "status": s.status,
                     "patches": s.patches.len(),
                     "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
+                    "failed": engine.failed_obligations(&id).ok().flatten().unwrap_or_default(),
                     "current_snapshot": s.current_snapshot,
                 })),
                 Err(e) => rows.push(serde_json::json!({"session": id, "error": e.to_string()})),
@@ -28,6 +45,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }
         if ctx.json {
             super::print_json(&serde_json::json!({ "sessions": rows }));
+        } else if rows.is_empty() {
+            crate::outln!("no sessions; `genesis open` starts one");
         } else {
             for r in &rows {
                 match r.get("error") {
@@ -41,11 +60,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                         r["session"].as_str().unwrap_or(""),
                         r["status"].as_str().unwrap_or(""),
                         r["patches"],
-                        if r["verified"] == true {
-                            "verified"
-                        } else {
-                            "not verified"
-                        }
+                        verdict(r)
                     ),
                 }
             }

@@ -33,6 +33,7 @@ use crate::workspace::Workspace;
 mod abort;
 mod apply;
 mod error;
+mod log;
 mod open;
 mod patch;
 mod rebase;
@@ -46,6 +47,7 @@ pub use abort::{
 pub use apply::{ApplyOptions, ApplyOutcome};
 pub(crate) use error::io_err;
 pub use error::{ConflictKind, EngineError, PathConflict};
+pub use log::{ObligationReport, VerificationLog};
 pub use open::{OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome};
 pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
