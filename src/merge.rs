@@ -269,7 +269,11 @@ fn edits(base: &[u8], text: &[u8]) -> Vec<Edit> {
         .set_context_len(0)
         .create_patch_bytes(base, text);
     let zero_based = |r: diffy::HunkRange| {
-        let start = if r.is_empty() { r.start() } else { r.start() - 1 };
+        let start = if r.is_empty() {
+            r.start()
+        } else {
+            r.start() - 1
+        };
         (start, start + r.len())
     };
     patch

@@ -81,7 +81,10 @@ fn git_merge(dir: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) -> Result<Vec<
     match out.status.code() {
         Some(0) => Ok(out.stdout),
         Some(n) if n > 0 && n < 128 => Err(n),
-        other => panic!("git merge-file failed: {other:?} {}", String::from_utf8_lossy(&out.stderr)),
+        other => panic!(
+            "git merge-file failed: {other:?} {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
     }
 }
 
@@ -104,9 +107,7 @@ fn resolutions(marked: &[u8], open: &[u8], mid: &[u8], close: &[u8]) -> Vec<Vec<
                 assert!(out.len() <= 64, "too many conflicts to enumerate");
                 side = None;
             }
-            Some((a, b, second)) => {
-                if *second { b } else { a }.extend_from_slice(line)
-            }
+            Some((a, b, second)) => if *second { b } else { a }.extend_from_slice(line),
         }
     }
     out
@@ -146,7 +147,13 @@ fn compare(t: &mut Tally, dir: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) {
     }
     let show = || {
         if base.len() + ours.len() + theirs.len() > 600 {
-            return format!("case {} ({} {} {} bytes)", t.cases, base.len(), ours.len(), theirs.len());
+            return format!(
+                "case {} ({} {} {} bytes)",
+                t.cases,
+                base.len(),
+                ours.len(),
+                theirs.len()
+            );
         }
         format!(
             "base {:?}\nours {:?}\ntheirs {:?}",
@@ -179,7 +186,11 @@ fn compare(t: &mut Tally, dir: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) {
             // Genesis's clean result must be one way to resolve git's conflicts.
             let marked = git_marked(dir);
             let ways = resolutions(&marked, b"<<<<<<< ours", b"=======\n", b">>>>>>> theirs");
-            assert!(ways.contains(&g), "ours is no resolution of git's conflicts: {}", show());
+            assert!(
+                ways.contains(&g),
+                "ours is no resolution of git's conflicts: {}",
+                show()
+            );
             t.genesis_clean_git_conflict.push(show())
         }
     }
@@ -216,7 +227,12 @@ fn generated_cases_agree_with_git_merge_file() {
     assert!(t.genesis_clean_git_conflict.is_empty(), "{t:#?}");
     assert!(t.clean_bytes_differ.is_empty(), "{t:#?}");
     assert_eq!(
-        (t.cases, t.both_clean_same, t.both_conflict, t.genesis_conflict_git_clean.len()),
+        (
+            t.cases,
+            t.both_clean_same,
+            t.both_conflict,
+            t.genesis_conflict_git_clean.len()
+        ),
         (400, 142, 254, 4),
         "{t:#?}"
     );
@@ -235,7 +251,12 @@ fn real_history_cases_agree_with_git_merge_file() {
     let repo = tmp.path().join("svelte");
     common::git::git(
         tmp.path(),
-        &["clone", "-q", bundle.to_str().unwrap(), repo.to_str().unwrap()],
+        &[
+            "clone",
+            "-q",
+            bundle.to_str().unwrap(),
+            repo.to_str().unwrap(),
+        ],
     );
     let commits: Vec<String> = common::git::git(&repo, &["rev-list", "--reverse", "HEAD"])
         .lines()
@@ -246,7 +267,14 @@ fn real_history_cases_agree_with_git_merge_file() {
     for c in &commits[1..] {
         let names = common::git::git(
             &repo,
-            &["diff-tree", "--no-commit-id", "-r", "--diff-filter=M", "--name-only", c],
+            &[
+                "diff-tree",
+                "--no-commit-id",
+                "-r",
+                "--diff-filter=M",
+                "--name-only",
+                c,
+            ],
         );
         for n in names.lines() {
             touched.entry(n.to_owned()).or_default().push(c.clone());
@@ -281,4 +309,3 @@ fn real_history_cases_agree_with_git_merge_file() {
         "{t:#?}"
     );
 }
-

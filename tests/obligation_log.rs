@@ -111,7 +111,10 @@ fn status_names_the_failed_obligation_and_the_empty_store() {
         "no sessions; `genesis open` starts one\n"
     );
     ok(&run_in(r, &["open", "--session", "s"]));
-    assert_eq!(ok(&run_in(r, &["status"])), "s\topen\t0 patch(es)\tnot verified\n");
+    assert_eq!(
+        ok(&run_in(r, &["status"])),
+        "s\topen\t0 patch(es)\tnot verified\n"
+    );
     assert_eq!(code(&run_in(r, &["verify", "s"])), Some(1));
     assert_eq!(
         ok(&run_in(r, &["status"])),

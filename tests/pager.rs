@@ -57,10 +57,16 @@ fn diff_and_log_on_a_terminal_go_through_the_pager() {
     let pager = [("GENESIS_PAGER", "sed s/^/PAGED:/"), ("PAGER", "false")];
     assert_eq!(on_terminal(r, "diff s", &pager), marked);
     // $PAGER when $GENESIS_PAGER is unset.
-    assert_eq!(on_terminal(r, "diff s", &[("PAGER", "sed s/^/PAGED:/")]), marked);
+    assert_eq!(
+        on_terminal(r, "diff s", &[("PAGER", "sed s/^/PAGED:/")]),
+        marked
+    );
     let log = on_terminal(r, "log s", &pager);
     assert!(log.starts_with("PAGED:verification of "), "{log}");
-    assert!(log.contains("PAGED:obligation say: passed (exit 0, "), "{log}");
+    assert!(
+        log.contains("PAGED:obligation say: passed (exit 0, "),
+        "{log}"
+    );
     assert!(log.lines().all(|l| l.starts_with("PAGED:")), "{log}");
 }
 
@@ -73,7 +79,11 @@ fn no_pager_option_cat_and_pipes_print_directly() {
     assert_eq!(on_terminal(r, "diff s", &[("GENESIS_PAGER", "cat")]), DIFF);
     assert_eq!(on_terminal(r, "diff s", &[("GENESIS_PAGER", "")]), DIFF);
     // Not a terminal: no pager, whatever the variables say.
-    let o = run_env(r, &["diff", "s"], &[("GENESIS_PAGER", "sed s/^/PAGED:/".into())]);
+    let o = run_env(
+        r,
+        &["diff", "s"],
+        &[("GENESIS_PAGER", "sed s/^/PAGED:/".into())],
+    );
     assert_eq!(stdout(&o), DIFF);
 }
 

@@ -145,7 +145,10 @@ fn overlapping_edits_record_nothing_and_list_hunks_exit_3() {
         )
     );
     assert_eq!(raw_session(r), before);
-    assert_eq!(std::fs::read(c.co.join("a.txt")).unwrap(), b"1\nTWO\n3\n4\n5\n");
+    assert_eq!(
+        std::fs::read(c.co.join("a.txt")).unwrap(),
+        b"1\nTWO\n3\n4\n5\n"
+    );
 
     let o = run_in(r, &["--json", "rebase", "s"]);
     assert_eq!(code(&o), Some(3));
@@ -168,7 +171,10 @@ fn markers_record_git_style_conflict_markers() {
     let c = case(
         &[("a.txt", FIVE), ("b.txt", b"x\n")],
         &[("a.txt", Some(b"1\nTWO\n3\n4\n5\n"))],
-        &[("a.txt", Some(b"1\nzwei\n3\n4\n5\n")), ("b.txt", Some(b"y\n"))],
+        &[
+            ("a.txt", Some(b"1\nzwei\n3\n4\n5\n")),
+            ("b.txt", Some(b"y\n")),
+        ],
     );
     let r = c.ws.path();
     let o = run_in(r, &["rebase", "s", "--markers"]);
@@ -191,7 +197,11 @@ fn markers_record_git_style_conflict_markers() {
 #[test]
 fn whole_file_conflicts_are_listed_and_never_marked() {
     let c = case(
-        &[("gone.txt", b"g\n"), ("bin.dat", b"\0base"), ("new.txt", b"")],
+        &[
+            ("gone.txt", b"g\n"),
+            ("bin.dat", b"\0base"),
+            ("new.txt", b""),
+        ],
         &[
             ("gone.txt", None),
             ("bin.dat", Some(b"\0session")),
@@ -225,25 +235,33 @@ fn whole_file_conflicts_are_listed_and_never_marked() {
 #[test]
 fn one_sided_changes_merge_whole_files_binary_and_executable_bit() {
     let c = case(
-        &[("bin.dat", b"\0base"), ("run.sh", b"echo 1\n"), ("x.txt", b"x\n")],
+        &[
+            ("bin.dat", b"\0base"),
+            ("run.sh", b"echo 1\n"),
+            ("x.txt", b"x\n"),
+        ],
         &[("bin.dat", Some(b"\0session")), ("x.txt", None)],
         &[("run.sh", Some(b"echo 2\n"))],
     );
     let r = c.ws.path();
     // The session also sets the executable bit of run.sh; the workspace changes its text.
-    std::fs::set_permissions(c.co.join("run.sh"), std::fs::Permissions::from_mode(0o755))
-        .unwrap();
-    ok(&run_in(r, &["patch", "s", "--from", c.co.to_str().unwrap()]));
+    std::fs::set_permissions(c.co.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    ok(&run_in(
+        r,
+        &["patch", "s", "--from", c.co.to_str().unwrap()],
+    ));
     let o = run_in(r, &["rebase", "s"]);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o).lines().take(3).collect::<Vec<_>>(), [
-        "M\tbin.dat",
-        "M\trun.sh",
-        "D\tx.txt"
-    ]);
+    assert_eq!(
+        stdout(&o).lines().take(3).collect::<Vec<_>>(),
+        ["M\tbin.dat", "M\trun.sh", "D\tx.txt"]
+    );
     assert_eq!(std::fs::read(c.co.join("bin.dat")).unwrap(), b"\0session");
     assert_eq!(std::fs::read(c.co.join("run.sh")).unwrap(), b"echo 2\n");
-    let mode = std::fs::metadata(c.co.join("run.sh")).unwrap().permissions().mode();
+    let mode = std::fs::metadata(c.co.join("run.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o111, 0o111);
     assert!(!c.co.join("x.txt").exists());
 }

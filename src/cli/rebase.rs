@@ -75,7 +75,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     }
     if failed {
         if !args.markers && out.conflicts.iter().all(|c| c.kind.has_markers()) {
-            eprintln!("(`--markers` records them with conflict markers, to resolve with another patch)");
+            eprintln!(
+                "(`--markers` records them with conflict markers, to resolve with another patch)"
+            );
         }
         return Ok(3);
     }

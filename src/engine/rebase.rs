@@ -117,121 +117,29 @@ impl Engine {
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let theirs = Tree::from_parts(&self.store, ws.snapshot.clone(), ws.executable.clone());
 
-        // Merge every path any of the three holds.
-        let mut paths: BTreeSet<WorkspacePath> = BTreeSet::new();
-        for t in [&base, &current, &theirs] {
-            paths.extend(t.snapshot.files().iter().map(|f| f.path.clone()));
-        }
-        let mut merged: BTreeMap<WorkspacePath, (Vec<u8>, bool)> = BTreeMap::new();
-        let mut blocking = false;
-        for path in paths {
-            let read = |t: &Tree| -> Result<Option<(Vec<u8>, bool)>, EngineError> {
-                match t.snapshot.get(path.as_str()) {
-                    Some(f) => Ok(Some((t.read(f)?, t.is_executable(&path)))),
-                    None => Ok(None),
-                }
-            };
-            let (b, s, w) = (read(&base)?, read(&current)?, read(&theirs)?);
-            fn side(x: &Option<(Vec<u8>, bool)>) -> Option<Side<'_>> {
-                x.as_ref().map(|(data, executable)| Side {
-                    data,
-                    executable: *executable,
-                })
-            }
-            match merge_file(side(&b), side(&s), side(&w)) {
-                Merged::Clean(Some(file)) => {
-                    merged.insert(path, file);
-                }
-                Merged::Clean(None) => {}
-                Merged::Conflict {
-                    kind,
-                    hunks,
-                    marked,
-                } => {
-                    match marked {
-                        Some(file) if opts.markers => {
-                            merged.insert(path.clone(), file);
-                        }
-                        _ => blocking = true,
-                    }
-                    outcome.conflicts.push(MergeConflict { path, kind, hunks });
-                }
-            }
-        }
-        if blocking || (!outcome.conflicts.is_empty() && !opts.markers) {
+        let (merged, conflicts, blocking) = merge_trees(&base, &current, &theirs, opts.markers)?;
+        outcome.conflicts = conflicts;
+        if blocking {
             return Ok(outcome);
         }
 
-        // The merged tree, as a patch from the workspace's snapshot through the rules of a
-        // submitted diff (as `patch --from` does), so what is recorded replays.
-        let mut files = Vec::with_capacity(merged.len());
-        let mut exec = BTreeSet::new();
-        for (path, (data, x)) in &merged {
-            let blob = self.store.write_object(data)?;
-            files.push(SnapshotFile {
-                path: path.clone(),
-                blob,
-                bytes: data.len() as u64,
-            });
-            if *x {
-                exec.insert(path.clone());
-            }
-        }
-        let merged_snap = Snapshot::from_files(files).map_err(|e| match e {
-            SnapshotDocumentError::TooManyFiles { count } => EngineError::OverLimit {
-                what: "files",
-                limit: crate::snapshot::MAX_FILES,
-                actual: count,
-            },
-            other => EngineError::SnapshotDocument(other),
-        })?;
-        let merged_tree = Tree::from_parts(&self.store, merged_snap.clone(), exec.clone());
-        let list = changes(&theirs, &merged_tree);
         let new_tracked = crate::tracked::TrackedFiles::from_paths(
             ws.tracked_only.iter().map(WorkspacePath::as_str),
         );
+        let (merged_snap, exec, list, entry) =
+            self.record_merged(id, &merged, &theirs, &manifest, &new_tracked)?;
         let mut entries = Vec::new();
         let mut snapshots = vec![SnapshotState {
             identity: onto,
             executable: ws.executable.clone(),
         }];
-        if !list.is_empty() {
-            let mut text = Vec::new();
-            write_git_diff(
-                &theirs,
-                &merged_tree,
-                &list,
-                &DiffOptions::default(),
-                &mut text,
-            )?;
-            let (snap, snap_exec, text) =
-                self.patched_by_diff(id, &text, &theirs, &manifest, &new_tracked)?;
-            if snap.identity() != merged_snap.identity() || snap_exec != exec {
-                return Err(EngineError::RebaseRefused {
-                    id: id.to_owned(),
-                    reason: format!(
-                        "the merged tree {} does not come back from its own diff (got {})",
-                        merged_snap.identity(),
-                        snap.identity()
-                    ),
-                });
-            }
-            let static_results = static_checks(&manifest, &root, &theirs, &merged_tree);
-            let patch_digest = self.store.write_object(&text)?;
-            self.store.write_snapshot(&snap, &snap_exec)?;
-            let entry = PatchEntry {
-                patch: patch_digest,
-                before_snapshot: onto,
-                after_snapshot: snap.identity(),
-                obligations_ok: static_results.iter().all(|s| s.passed),
-                acceptance: None,
-            };
+        if let Some(entry) = entry {
+            snapshots.push(SnapshotState {
+                identity: entry.after_snapshot,
+                executable: exec.clone(),
+            });
             outcome.entry = Some(entry.clone());
             entries.push(entry);
-            snapshots.push(SnapshotState {
-                identity: snap.identity(),
-                executable: snap_exec,
-            });
         }
         state.rebased.push(Rebased {
             onto,
@@ -270,5 +178,146 @@ impl Engine {
         outcome.moved = true;
         outcome.session = session;
         Ok(outcome)
+    }
+}
+
+/// The merged files (path → bytes, executable bit) of every path any of the three trees holds,
+/// the conflicts (sorted by path), and whether one of them cannot be recorded (a whole-file
+/// conflict, or any conflict without `markers`).
+type MergedTrees = (
+    BTreeMap<WorkspacePath, (Vec<u8>, bool)>,
+    Vec<MergeConflict>,
+    bool,
+);
+
+fn merge_trees(
+    base: &Tree,
+    current: &Tree,
+    theirs: &Tree,
+    markers: bool,
+) -> Result<MergedTrees, EngineError> {
+    let mut conflicts = Vec::new();
+    let mut paths: BTreeSet<WorkspacePath> = BTreeSet::new();
+    for t in [base, current, theirs] {
+        paths.extend(t.snapshot.files().iter().map(|f| f.path.clone()));
+    }
+    let mut merged: BTreeMap<WorkspacePath, (Vec<u8>, bool)> = BTreeMap::new();
+    let mut blocking = false;
+    for path in paths {
+        let read = |t: &Tree| -> Result<Option<(Vec<u8>, bool)>, EngineError> {
+            match t.snapshot.get(path.as_str()) {
+                Some(f) => Ok(Some((t.read(f)?, t.is_executable(&path)))),
+                None => Ok(None),
+            }
+        };
+        let (b, s, w) = (read(base)?, read(current)?, read(theirs)?);
+        fn side(x: &Option<(Vec<u8>, bool)>) -> Option<Side<'_>> {
+            x.as_ref().map(|(data, executable)| Side {
+                data,
+                executable: *executable,
+            })
+        }
+        match merge_file(side(&b), side(&s), side(&w)) {
+            Merged::Clean(Some(file)) => {
+                merged.insert(path, file);
+            }
+            Merged::Clean(None) => {}
+            Merged::Conflict {
+                kind,
+                hunks,
+                marked,
+            } => {
+                match marked {
+                    Some(file) if markers => {
+                        merged.insert(path.clone(), file);
+                    }
+                    _ => blocking = true,
+                }
+                conflicts.push(MergeConflict { path, kind, hunks });
+            }
+        }
+    }
+    let blocking = blocking || (!conflicts.is_empty() && !markers);
+    Ok((merged, conflicts, blocking))
+}
+
+/// What [`Engine::record_merged`] gives: the merged snapshot, its executable bits, the
+/// changes from the workspace's snapshot, and the patch entry (`None` when there is none).
+type Recorded = (
+    Snapshot,
+    BTreeSet<WorkspacePath>,
+    Vec<Change>,
+    Option<PatchEntry>,
+);
+
+impl Engine {
+    /// Stores the merged tree and records it as a patch from the workspace's snapshot
+    /// `theirs`, through the rules of a submitted diff (as `patch --from` does), so that what
+    /// is recorded replays. Nothing in the session changes here.
+    fn record_merged(
+        &self,
+        id: &str,
+        merged: &BTreeMap<WorkspacePath, (Vec<u8>, bool)>,
+        theirs: &Tree,
+        manifest: &Manifest,
+        new_tracked: &crate::tracked::TrackedFiles,
+    ) -> Result<Recorded, EngineError> {
+        let mut files = Vec::with_capacity(merged.len());
+        let mut exec = BTreeSet::new();
+        for (path, (data, x)) in merged {
+            let blob = self.store.write_object(data)?;
+            files.push(SnapshotFile {
+                path: path.clone(),
+                blob,
+                bytes: data.len() as u64,
+            });
+            if *x {
+                exec.insert(path.clone());
+            }
+        }
+        let merged_snap = Snapshot::from_files(files).map_err(|e| match e {
+            SnapshotDocumentError::TooManyFiles { count } => EngineError::OverLimit {
+                what: "files",
+                limit: crate::snapshot::MAX_FILES,
+                actual: count,
+            },
+            other => EngineError::SnapshotDocument(other),
+        })?;
+        let merged_tree = Tree::from_parts(&self.store, merged_snap.clone(), exec.clone());
+        let list = changes(theirs, &merged_tree);
+        if list.is_empty() {
+            return Ok((merged_snap, exec, list, None));
+        }
+        let mut text = Vec::new();
+        write_git_diff(
+            theirs,
+            &merged_tree,
+            &list,
+            &DiffOptions::default(),
+            &mut text,
+        )?;
+        let (snap, snap_exec, text) =
+            self.patched_by_diff(id, &text, theirs, manifest, new_tracked)?;
+        if snap.identity() != merged_snap.identity() || snap_exec != exec {
+            return Err(EngineError::RebaseRefused {
+                id: id.to_owned(),
+                reason: format!(
+                    "the merged tree {} does not come back from its own diff (got {})",
+                    merged_snap.identity(),
+                    snap.identity()
+                ),
+            });
+        }
+        let static_results = static_checks(manifest, self.workspace.root(), theirs, &merged_tree);
+        let patch_digest = self.store.write_object(&text)?;
+        self.store.write_snapshot(&snap, &snap_exec)?;
+        let entry = PatchEntry {
+            patch: patch_digest,
+            before_snapshot: theirs.snapshot.identity(),
+            after_snapshot: snap.identity(),
+            obligations_ok: static_results.iter().all(|s| s.passed),
+            acceptance: None,
+        };
+        Ok((merged_snap, exec, list, Some(entry)))
     }
 }
