@@ -116,3 +116,85 @@ fn the_default_pager_is_less_with_frx() {
         format!("less -FRX LESS=S\n{marked}")
     );
 }
+
+/// Polls `tmux capture-pane` of session `t` on `socket` until `want` holds (10 s at most);
+/// returns the last capture.
+fn pane_until(socket: &str, want: impl Fn(&str) -> bool) -> String {
+    let mut last = String::new();
+    for _ in 0..200 {
+        let o = Command::new("tmux")
+            .args(["-L", socket, "capture-pane", "-p", "-t", "t"])
+            .output()
+            .expect("tmux runs");
+        last = String::from_utf8_lossy(&o.stdout).into_owned();
+        if want(&last) {
+            return last;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the pane never showed what was expected:\n{last}");
+}
+
+/// The real default pager in a real terminal (tmux): a diff longer than the screen stops in
+/// `less` (its `:` prompt on the last line, the command not finished), and `q` quits it, after
+/// which the command ends with exit 0.
+#[test]
+fn less_starts_on_a_long_diff_and_quits_on_q_in_tmux() {
+    let tmux = Command::new("tmux").arg("-V").output();
+    if !tmux.is_ok_and(|o| o.status.success()) || !have("less") {
+        panic!("tmux and less are needed for the terminal test");
+    }
+    let ws = setup();
+    let r = ws.path();
+    let long: String = (0..60).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(r.join("long.txt"), &long).unwrap();
+    ok(&run_in(r, &["open", "--session", "l"]));
+    let diff: String =
+        std::iter::once("--- a/long.txt\n+++ b/long.txt\n@@ -1,60 +1,60 @@\n".to_owned())
+            .chain((0..60).map(|i| format!("-line {i}\n+LINE {i}\n")))
+            .collect();
+    ok(&patch_stdin(r, "l", diff.as_bytes()));
+    let socket = format!("genesis-pager-test-{}", std::process::id());
+    let bin = assert_cmd::cargo::cargo_bin("genesis");
+    let script = format!(
+        "cd {} && env -u GENESIS_PAGER -u PAGER -u LESS NO_COLOR=1 {} diff l; echo EXITED $?; sleep 30",
+        r.display(),
+        bin.display()
+    );
+    let started = Command::new("tmux")
+        .args([
+            "-L",
+            &socket,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+        ])
+        .args(["-x", "80", "-y", "12", &script])
+        .status()
+        .expect("tmux runs");
+    assert!(started.success());
+    let kill = || {
+        let _ = Command::new("tmux")
+            .args(["-L", &socket, "kill-server"])
+            .status();
+    };
+    let shown = std::panic::catch_unwind(|| {
+        let paged = pane_until(&socket, |p| {
+            p.contains("diff --git a/long.txt b/long.txt")
+                && p.lines().filter(|l| !l.trim().is_empty()).last() == Some(":")
+        });
+        assert!(!paged.contains("EXITED"), "{paged}");
+        let sent = Command::new("tmux")
+            .args(["-L", &socket, "send-keys", "-t", "t", "q"])
+            .status()
+            .expect("tmux runs");
+        assert!(sent.success());
+        pane_until(&socket, |p| p.contains("EXITED"))
+    });
+    kill();
+    let shown = shown.unwrap();
+    assert!(shown.contains("EXITED 0"), "{shown}");
+}
