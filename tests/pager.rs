@@ -184,7 +184,7 @@ fn less_starts_on_a_long_diff_and_quits_on_q_in_tmux() {
     let shown = std::panic::catch_unwind(|| {
         let paged = pane_until(&socket, |p| {
             p.contains("diff --git a/long.txt b/long.txt")
-                && p.lines().filter(|l| !l.trim().is_empty()).last() == Some(":")
+                && p.lines().rfind(|l| !l.trim().is_empty()) == Some(":")
         });
         assert!(!paged.contains("EXITED"), "{paged}");
         let sent = Command::new("tmux")
