@@ -120,6 +120,16 @@ fn status_names_the_failed_obligation_and_the_empty_store() {
         ok(&run_in(r, &["status"])),
         "s\topen\t0 patch(es)\tverification failed: fail\n"
     );
+    let doc = session_doc(r, "s");
+    let one = ok(&run_in(r, &["status", "s"]));
+    assert!(
+        one.contains(&format!(
+            "\nverification failed: fail (snapshot {}, acceptance {}); `genesis log s` shows the output\n",
+            doc["verification"]["snapshot"].as_str().unwrap(),
+            doc["verification"]["acceptance"].as_str().unwrap()
+        )),
+        "{one}"
+    );
     let v = ok_json(&run_in(r, &["--json", "status"]));
     assert_eq!(v["sessions"][0]["failed"], serde_json::json!(["fail"]));
     assert_eq!(v["sessions"][0]["verified"], false);

@@ -92,8 +92,16 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 }
             );
         }
+        let failed = engine.failed_obligations(id)?.unwrap_or_default();
         match &s.verification {
             None => crate::outln!("verification: none"),
+            Some(v) if !failed.is_empty() => crate::outln!(
+                "verification failed: {} (snapshot {}, acceptance {}); `genesis log {}` shows the output",
+                failed.join(", "),
+                v.snapshot,
+                v.acceptance,
+                s.session
+            ),
             Some(v) => crate::outln!(
                 "verification: {} of {}{} (acceptance {})",
                 if v.obligations_ok { "passed" } else { "FAILED" },
