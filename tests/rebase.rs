@@ -317,3 +317,17 @@ fn a_checkout_the_session_did_not_record_is_left_as_it_was() {
     );
     assert_eq!(std::fs::read(c.co.join("a.txt")).unwrap(), b"unrecorded\n");
 }
+
+#[test]
+fn an_applied_session_is_not_rebased_exit_3() {
+    let c = case(&[("a.txt", FIVE)], &[("a.txt", Some(b"ONE\n"))], &[]);
+    let r = c.ws.path();
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: session s is applied; only an open session can be changed\n"
+    );
+}
