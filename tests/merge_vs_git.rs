@@ -126,6 +126,43 @@ fn git_marked(dir: &Path) -> Vec<u8> {
         .stdout
 }
 
+/// The lines of `text` in `range`, a final line without newline given one (as the markers
+/// of git's style put a newline after it).
+fn lines_of(text: &[u8], range: genesis::merge::LineRange) -> Vec<u8> {
+    let first = range.start.saturating_sub(1);
+    let first = if range.count == 0 { range.start } else { first };
+    let mut out: Vec<u8> = text
+        .split_inclusive(|&b| b == b'\n')
+        .skip(first)
+        .take(range.count)
+        .flatten()
+        .copied()
+        .collect();
+    if !out.is_empty() && !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The (session, workspace) sides of each conflict of Genesis's marked text.
+fn sides_of_conflicts(marked: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut cur: Option<(Vec<u8>, Vec<u8>, bool)> = None;
+    for line in marked.split_inclusive(|&b| b == b'\n') {
+        match &mut cur {
+            None if line == b"<<<<<<< session\n" => cur = Some((Vec::new(), Vec::new(), false)),
+            None => {}
+            Some((_, _, second)) if line == b"=======\n" => *second = true,
+            Some((a, b, _)) if line == b">>>>>>> workspace\n" => {
+                out.push((std::mem::take(a), std::mem::take(b)));
+                cur = None;
+            }
+            Some((a, b, second)) => if *second { b } else { a }.extend_from_slice(line),
+        }
+    }
+    out
+}
+
 #[derive(Default, Debug)]
 struct Tally {
     cases: usize,
@@ -170,6 +207,12 @@ fn compare(t: &mut Tally, dir: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) {
             .filter(|l| *l == b"<<<<<<< session\n")
             .count();
         assert!(opened > 0 && opened == hunks.len(), "{hunks:?} {}", show());
+        // Each hunk's line ranges are exactly the two sides between its markers.
+        let blocks = sides_of_conflicts(marked);
+        for (h, (s_side, w_side)) in hunks.iter().zip(&blocks) {
+            assert_eq!(&lines_of(ours, h.session), s_side, "{h:?} {}", show());
+            assert_eq!(&lines_of(theirs, h.workspace), w_side, "{h:?} {}", show());
+        }
     }
     match (merged, git_merge(dir, base, ours, theirs)) {
         (TextMerge::Clean(g), Ok(r)) if g == r => t.both_clean_same += 1,
