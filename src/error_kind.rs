@@ -210,6 +210,7 @@ impl EngineError {
             | EngineError::BadDirectory { .. }
             | EngineError::TooManyPatches { .. }
             | EngineError::PatchInputMismatch { .. }
+            | EngineError::UnknownObligation { .. }
             | EngineError::LeftOut { .. }
             | EngineError::DirNotReproduced { .. }
             | EngineError::FileUnderFile { .. }
@@ -219,7 +220,9 @@ impl EngineError {
             | EngineError::NoCheckoutToRestore { .. } => ErrorKind::BadInput,
             EngineError::NotOpen { .. }
             | EngineError::NotVerified { .. }
-            | EngineError::NothingToRestore { .. } => ErrorKind::State,
+            | EngineError::NothingToRestore { .. }
+            | EngineError::RebaseRefused { .. }
+            | EngineError::NoVerification { .. } => ErrorKind::State,
             EngineError::SessionMoved { .. } => ErrorKind::Moved,
             EngineError::Conflict { .. } => ErrorKind::Conflict,
             EngineError::Materialize(_)

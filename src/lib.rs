@@ -9,10 +9,11 @@
 //! Modules, bottom up: [`hash`] (which bytes are hashed), [`path`] (validated workspace paths),
 //! [`snapshot`] (tree → snapshot document), [`store`] (content-addressed store), [`diff`]
 //! (git-style diffs between trees), [`check`] (does a tree match an expected snapshot),
-//! [`json`] (strict JSON reading: duplicate member names refused everywhere), [`schema`] (the
+//! [`json`] (strict JSON reading: duplicate member names refused everywhere), [`merge`]
+//! (three-way file merge for `rebase`), [`schema`] (the
 //! bundled JSON Schemas), [`workspace`] (a workspace with its store and
 //! manifest), and on top [`engine`]: the session lifecycle, one module per operation
-//! ([`Engine::open`], [`Engine::patch`], [`Engine::verify`], [`Engine::apply`],
+//! ([`Engine::open`], [`Engine::patch`], [`Engine::rebase`], [`Engine::verify`], [`Engine::apply`],
 //! [`Engine::abort`], [`Engine::replay`], [`Engine::recover`]), each with its options and
 //! outcome, and [`EngineError`]. The operations report their events through one observer
 //! ([`events::Observer`]); one emitter ([`events::Emitter`]) renders them in a dialect for both
@@ -32,6 +33,7 @@ pub mod json;
 pub mod manifest;
 pub mod materialize;
 pub mod membership;
+pub mod merge;
 pub mod obligation;
 pub mod patch;
 pub mod path;

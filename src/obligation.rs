@@ -361,6 +361,21 @@ pub struct AcceptanceRecord {
 }
 
 impl AcceptanceRecord {
+    /// The ids of what did not pass: the static rules, then the command obligations.
+    pub fn failed(&self) -> Vec<String> {
+        self.static_results
+            .iter()
+            .filter(|s| !s.passed)
+            .map(|s| s.id.clone())
+            .chain(
+                self.obligations
+                    .iter()
+                    .filter(|o| !o.passed)
+                    .map(|o| o.id.clone()),
+            )
+            .collect()
+    }
+
     /// Builds the record from the results.
     pub fn new(
         snapshot: Digest,

@@ -213,6 +213,26 @@ pub struct SessionState {
     /// index of the moment is used then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_tracked: Option<Vec<WorkspacePath>>,
+    /// What each `genesis rebase` replaced, oldest first: the base, patches, snapshots and
+    /// verification the session had before it was moved onto the workspace (DESIGN section 4).
+    /// Kept so that no recorded patch or snapshot is lost (and a store collector keeps them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rebased: Vec<Rebased>,
+}
+
+/// One `genesis rebase` of a session: the history it replaced.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Rebased {
+    /// The workspace snapshot the session was moved onto (its new base).
+    pub onto: Digest,
+    /// The base before.
+    pub base: Digest,
+    /// The patches before, oldest first.
+    pub patches: Vec<PatchEntry>,
+    /// The snapshots before, with their executable bits (`snapshots[0]` is `base`).
+    pub snapshots: Vec<SnapshotState>,
+    /// The verification before, if any.
+    pub verification: Option<Verification>,
 }
 
 /// The work `abort` saved into the store (DESIGN section 9).

@@ -400,3 +400,60 @@ fn event_streams_in_every_dialect() {
         );
     }
 }
+
+#[test]
+fn rebase_after_the_workspace_moved() {
+    for json in [false, true] {
+        let p = pinned();
+        p.run(&["init"]);
+        p.run(&["open"]);
+        let s = only_session(&p);
+        p.run_stdin(&["patch", &s, "-"], GREETING_HELLO);
+        p.run(&["verify", &s]);
+        // The workspace changes the same line: apply refuses and names rebase.
+        std::fs::write(p.root.join("greeting.txt"), b"bye\n").unwrap();
+        assert_eq!(snap(&p, json, "apply_moved", &["apply", &s]), Some(3));
+        assert_eq!(snap(&p, json, "rebase_conflict", &["rebase", &s]), Some(3));
+        assert_eq!(
+            snap(&p, json, "rebase_markers", &["rebase", &s, "--markers"]),
+            Some(0)
+        );
+        // Another file changes in the workspace: a clean rebase.
+        std::fs::write(p.root.join("src/lib.rs"), b"pub fn g() {}\n").unwrap();
+        assert_eq!(snap(&p, json, "rebase_clean", &["rebase", &s]), Some(0));
+        assert_eq!(snap(&p, json, "rebase_again", &["rebase", &s]), Some(0));
+    }
+}
+
+#[test]
+fn log_and_status_after_a_failed_verification() {
+    for json in [false, true] {
+        let p = pinned();
+        p.run(&["init"]);
+        assert_eq!(snap(&p, json, "status_no_sessions", &["status"]), Some(0));
+        p.run(&["open"]);
+        let s = only_session(&p);
+        assert_eq!(snap(&p, json, "log_unverified", &["log", &s]), Some(3));
+        p.run_stdin(&["patch", &s, "-"], GREETING_BYE);
+        assert_eq!(p.run(&["verify", &s]).status.code(), Some(1));
+        assert_eq!(snap(&p, json, "status_failed", &["status"]), Some(0));
+        // Durations: `0.01 s` in human output is redacted by `shown`; `"seconds": 0.0155…`
+        // in JSON here.
+        let o = p.run(&with_mode(json, &["log", &s]));
+        let shown = p
+            .shown(&o)
+            .lines()
+            .map(|l| match l.split_once("\"seconds\": ") {
+                Some((head, _)) => format!("{head}\"seconds\": [s],\n"),
+                None => format!("{l}\n"),
+            })
+            .collect::<String>();
+        let mode = if json { "json" } else { "human" };
+        insta::assert_snapshot!(format!("log_{mode}"), shown);
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(
+            snap(&p, json, "log_unknown_obligation", &["log", &s, "nope"]),
+            Some(2)
+        );
+    }
+}

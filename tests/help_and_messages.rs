@@ -7,7 +7,7 @@ mod common;
 
 use common::{code, ok, run_in, stderr, stdout};
 
-const ALL: [&str; 17] = [
+const ALL: [&str; 19] = [
     "init",
     "snapshot",
     "diff",
@@ -15,11 +15,13 @@ const ALL: [&str; 17] = [
     "validate",
     "open",
     "patch",
+    "rebase",
     "verify",
     "apply",
     "abort",
     "restore",
     "status",
+    "log",
     "replay",
     "recover",
     "bpt",

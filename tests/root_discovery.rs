@@ -127,7 +127,7 @@ fn init_makes_the_store_in_the_current_directory() {
     let o = run_in(&deep.join("dir"), &["status"]);
     assert_eq!(stdout(&o), "[inne]r\topen\t0 patch(es)\tnot verified\n");
     let o = run_in(d.path(), &["status"]);
-    assert_eq!(stdout(&o), "");
+    assert_eq!(stdout(&o), "no sessions; `genesis open` starts one\n");
 }
 
 #[test]

@@ -19,6 +19,23 @@ pub struct Args {
     pub events: super::events::EventsArgs,
 }
 
+/// An apply conflict of a session `genesis rebase` can move (not in-place) ends with the
+/// command that moves it onto the workspace as it is now.
+fn with_rebase_hint(
+    engine: &genesis::engine::Engine,
+    id: &str,
+    e: genesis::engine::EngineError,
+) -> CliError {
+    let conflict = matches!(e, genesis::engine::EngineError::Conflict { .. });
+    let mut err = CliError::from(e);
+    if conflict && engine.status(id).is_ok_and(|(_, st)| !st.in_place) {
+        err.message.push_str(&format!(
+            "\n`genesis rebase {id}` moves the session onto the workspace as it is now (a three-way merge per file)"
+        ));
+    }
+    err
+}
+
 /// Applies; exit 3 on a conflict or an unverified session.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
@@ -28,7 +45,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         strict: args.strict,
     };
     let out = super::events::with_events(ctx, &engine, &session, |events| {
-        Ok(engine.apply(&session, &opts, events)?)
+        engine
+            .apply(&session, &opts, events)
+            .map_err(|e| with_rebase_hint(&engine, &session, e))
     })?;
     if ctx.json {
         super::print_json(&serde_json::json!({

@@ -65,6 +65,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }
     };
     let list = changes(&a, &b);
+    // Colour is decided on the terminal itself, before the pager takes standard output.
+    let color = std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let _pager = super::pager::start(ctx);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if ctx.json {
@@ -109,8 +113,6 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             write_stat(&stats(&a, &b, &list)?, &mut out)?;
         }
     } else {
-        let color = std::io::stdout().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         let opts = DiffOptions {
             color,
             ..DiffOptions::default()

@@ -134,6 +134,25 @@ Examples:
 
 Exit status: 0 shown; 2 no store, or no such session; 4 a corrupt store.";
 
+/// After `genesis rebase --help`.
+pub const REBASE: &str = "\
+Examples:
+  genesis rebase 01a2e              move the session onto the workspace as it is now
+  genesis rebase 01a2e --markers    record overlapping edits with conflict markers
+  genesis rebase 01a2e --json | jq '.conflicts[].path'
+
+Exit status: 0 rebased (verify again before apply); 2 no such session; 3 paths conflict
+(nothing recorded), the session is in-place or not open, or the store is locked; 4 I/O error.";
+
+/// After `genesis log --help`.
+pub const LOG: &str = "\
+Examples:
+  genesis log 01a2e                 every obligation of the last verification
+  genesis log 01a2e test            one obligation's output
+
+Exit status: 0 shown (whatever the verdicts); 2 no such session, or an obligation that did
+not run; 3 the session has no verification.";
+
 /// After `genesis replay --help`.
 pub const REPLAY: &str = "\
 Examples:

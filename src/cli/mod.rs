@@ -11,8 +11,11 @@ mod events;
 mod help;
 mod ids;
 mod init;
+mod log;
 mod open;
+mod pager;
 mod patch;
+mod rebase;
 mod recover;
 mod replay;
 mod restore;
@@ -62,6 +65,10 @@ pub struct Cli {
     /// Print one JSON document on standard output instead of human output.
     #[arg(long, global = true, help_heading = GLOBAL)]
     json: bool,
+    /// Never start a pager (`diff` and `log` on a terminal use $GENESIS_PAGER, $PAGER or
+    /// `less -FRX`).
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    no_pager: bool,
     /// Seconds to wait for another process's store lock before exit 3.
     #[arg(
         long,
@@ -116,6 +123,10 @@ enum Command {
     /// Record a patch (a diff, or a directory's state) in a session.
     #[command(after_help = help::PATCH)]
     Patch(patch::Args),
+    /// Move an open session onto the workspace as it is now (a three-way merge per file);
+    /// exit 3 with the conflicting paths and hunks when edits overlap.
+    #[command(after_help = help::REBASE)]
+    Rebase(rebase::Args),
     /// Run the manifest's obligations on the session's current snapshot.
     #[command(after_help = help::VERIFY)]
     Verify(verify::Args),
@@ -132,6 +143,10 @@ enum Command {
     /// Show a session, or list all sessions.
     #[command(after_help = help::STATUS)]
     Status(status::Args),
+    /// Print the output, exit status and duration of each obligation of a session's last
+    /// verification (or of one obligation).
+    #[command(after_help = help::LOG)]
+    Log(log::Args),
     /// Re-derive every patch's after_snapshot from the stored patch texts.
     #[command(after_help = help::REPLAY)]
     Replay(replay::Args),
@@ -218,6 +233,8 @@ pub struct Context {
     pub events_format: Option<String>,
     /// `--worker-id` or `GENESIS_WORKER_ID`.
     pub worker_id: Option<String>,
+    /// `--no-pager`.
+    pub no_pager: bool,
 }
 
 impl Context {
@@ -309,6 +326,7 @@ pub fn run() -> ExitCode {
         events: events.events.clone(),
         events_format: events.events_format.clone(),
         worker_id: events.worker_id.clone(),
+        no_pager: cli.no_pager,
     };
     if let Some(Err(e)) = events
         .events_format
@@ -344,11 +362,13 @@ pub fn run() -> ExitCode {
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Open(a) => open::run(&ctx, a),
         Command::Patch(a) => patch::run(&ctx, a),
+        Command::Rebase(a) => rebase::run(&ctx, a),
         Command::Verify(a) => verify::run(&ctx, a),
         Command::Apply(a) => apply::run(&ctx, a),
         Command::Abort(a) => abort::run(&ctx, a),
         Command::Restore(a) => restore::run(&ctx, a),
         Command::Status(a) => status::run(&ctx, a),
+        Command::Log(a) => log::run(&ctx, a),
         Command::Replay(a) => replay::run(&ctx, a),
         Command::Recover(a) => recover::run(&ctx, a),
         Command::Bpt(a) => bpt::run(&ctx, a),

@@ -24,55 +24,75 @@ fn marked(id: &str, short: &str, bold: bool) -> String {
     }
 }
 
+/// A list row's verification: `verified`, `verification failed: ID, …` (the static rules
+/// and obligations that did not pass on the current snapshot), or `not verified`.
+fn verdict(row: &serde_json::Value) -> String {
+    let failed: Vec<&str> = row["failed"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    if row["verified"] == true {
+        "verified".to_owned()
+    } else if !failed.is_empty() {
+        format!("verification failed: {}", failed.join(", "))
+    } else {
+        "not verified".to_owned()
+    }
+}
+
+/// Lists every session (`--json`: `{"sessions": [...]}`).
+fn list(ctx: &Context, engine: &genesis::engine::Engine) -> Result<u8, CliError> {
+    let mut rows = Vec::new();
+    let ids = engine.sessions()?;
+    let shorts = super::ids::shortest_prefixes(&ids);
+    for (id, short) in ids.iter().zip(&shorts) {
+        match engine.status(id) {
+            Ok((s, _)) => rows.push(serde_json::json!({
+                "session": id,
+                "short_id": short,
+                "status": s.status,
+                "patches": s.patches.len(),
+                "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
+                "failed": engine.failed_obligations(id).ok().flatten().unwrap_or_default(),
+                "current_snapshot": s.current_snapshot,
+            })),
+            Err(e) => rows.push(
+                serde_json::json!({"session": id, "short_id": short, "error": e.to_string()}),
+            ),
+        }
+    }
+    if ctx.json {
+        super::print_json(&serde_json::json!({ "sessions": rows }));
+    } else if rows.is_empty() {
+        crate::outln!("no sessions; `genesis open` starts one");
+    } else {
+        let bold = super::colour_stdout();
+        for r in &rows {
+            let shown = marked(
+                r["session"].as_str().unwrap_or(""),
+                r["short_id"].as_str().unwrap_or(""),
+                bold,
+            );
+            match r.get("error") {
+                Some(e) => crate::outln!("{}\tINVALID: {}", shown, e.as_str().unwrap_or("")),
+                None => crate::outln!(
+                    "{}\t{}\t{} patch(es)\t{}",
+                    shown,
+                    r["status"].as_str().unwrap_or(""),
+                    r["patches"],
+                    verdict(r)
+                ),
+            }
+        }
+    }
+    Ok(0)
+}
+
 /// Prints the session document (`--json`) or a summary.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     let Some(id) = &args.session else {
-        let mut rows = Vec::new();
-        let ids = engine.sessions()?;
-        let shorts = super::ids::shortest_prefixes(&ids);
-        for (id, short) in ids.iter().zip(&shorts) {
-            match engine.status(id) {
-                Ok((s, _)) => rows.push(serde_json::json!({
-                    "session": id,
-                    "short_id": short,
-                    "status": s.status,
-                    "patches": s.patches.len(),
-                    "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
-                    "current_snapshot": s.current_snapshot,
-                })),
-                Err(e) => rows.push(
-                    serde_json::json!({"session": id, "short_id": short, "error": e.to_string()}),
-                ),
-            }
-        }
-        if ctx.json {
-            super::print_json(&serde_json::json!({ "sessions": rows }));
-        } else {
-            let bold = super::colour_stdout();
-            for r in &rows {
-                let shown = marked(
-                    r["session"].as_str().unwrap_or(""),
-                    r["short_id"].as_str().unwrap_or(""),
-                    bold,
-                );
-                match r.get("error") {
-                    Some(e) => crate::outln!("{}\tINVALID: {}", shown, e.as_str().unwrap_or("")),
-                    None => crate::outln!(
-                        "{}\t{}\t{} patch(es)\t{}",
-                        shown,
-                        r["status"].as_str().unwrap_or(""),
-                        r["patches"],
-                        if r["verified"] == true {
-                            "verified"
-                        } else {
-                            "not verified"
-                        }
-                    ),
-                }
-            }
-        }
-        return Ok(0);
+        return list(ctx, &engine);
     };
     let id = super::ids::session(&engine, id)?;
     let (s, state) = engine.status(&id)?;
@@ -100,8 +120,16 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 }
             );
         }
+        let failed = engine.failed_obligations(&id)?.unwrap_or_default();
         match &s.verification {
             None => crate::outln!("verification: none"),
+            Some(v) if !failed.is_empty() => crate::outln!(
+                "verification failed: {} (snapshot {}, acceptance {}); `genesis log {}` shows the output",
+                failed.join(", "),
+                v.snapshot,
+                v.acceptance,
+                s.session
+            ),
             Some(v) => crate::outln!(
                 "verification: {} of {}{} (acceptance {})",
                 if v.obligations_ok { "passed" } else { "FAILED" },

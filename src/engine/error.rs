@@ -69,6 +69,32 @@ pub enum EngineError {
         /// Each conflicting path with what is wrong there, sorted by path.
         conflicts: Vec<PathConflict>,
     },
+    /// `log SESSION` of a session that has no verification.
+    #[error("session {id} has no verification to show; `genesis verify {id}` runs the obligations")]
+    NoVerification {
+        /// The session.
+        id: String,
+    },
+    /// `log SESSION OBLIGATION` names no obligation of the session's last verification.
+    #[error("session {id}: no obligation {obligation:?} in its last verification; it ran: {}", if .known.is_empty() { "none".to_owned() } else { .known.join(", ") })]
+    UnknownObligation {
+        /// The session.
+        id: String,
+        /// The name given.
+        obligation: String,
+        /// The obligations it ran, in manifest order.
+        known: Vec<String>,
+    },
+    /// `rebase` cannot move this session (in-place, or the merged tree does not come back from
+    /// its own diff);
+    /// nothing was recorded.
+    #[error("session {id} cannot be rebased: {reason}")]
+    RebaseRefused {
+        /// The session.
+        id: String,
+        /// Why.
+        reason: String,
+    },
     /// A change that must never be written (into `.git`, the store, or through a link).
     #[error("{path}: refused: {reason}")]
     Unsafe {

@@ -33,8 +33,10 @@ use crate::workspace::Workspace;
 mod abort;
 mod apply;
 mod error;
+mod log;
 mod open;
 mod patch;
+mod rebase;
 mod recover;
 mod replay;
 mod verify;
@@ -45,8 +47,10 @@ pub use abort::{
 pub use apply::{ApplyOptions, ApplyOutcome};
 pub(crate) use error::io_err;
 pub use error::{ConflictKind, EngineError, PathConflict};
+pub use log::{ObligationReport, VerificationLog};
 pub use open::{OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome};
+pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
 pub use replay::ReplayStep;
 pub use verify::{VerifyOptions, VerifyOutcome};
 

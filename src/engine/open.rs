@@ -118,6 +118,7 @@ impl Engine {
             saved: None,
             // Found by the scan itself: the tracked files its walk left out (no extra cost).
             base_tracked: Some(outcome.tracked_only.clone()),
+            rebased: Vec::new(),
         };
         let Some(dir) = &opts.checkout else {
             session::save(&self.store, &session, &state)?;

@@ -204,7 +204,7 @@ impl Engine {
     /// path this patch does not touch. So `git rm --cached Cargo.lock` during the session does
     /// not block an unrelated patch; a patch that writes or deletes such a file is judged with
     /// the index of the moment, and its refusal says that git no longer tracks the file.
-    fn patched_by_diff(
+    pub(super) fn patched_by_diff(
         &self,
         id: &str,
         bytes: &[u8],

@@ -1,0 +1,119 @@
+//! `genesis rebase SESSION [--markers]`: move a session onto the workspace as it is now.
+
+use genesis::engine::{RebaseOptions, RebaseOutcome};
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis rebase`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The session id, or a unique prefix of it (4 or more characters).
+    session: String,
+    /// Record overlapping edits with conflict markers (`<<<<<<< session`, `=======`,
+    /// `>>>>>>> workspace`) instead of recording nothing. Whole-file conflicts (a deletion
+    /// against a change, binary files, executable bits) still record nothing.
+    #[arg(long)]
+    markers: bool,
+}
+
+/// The JSON document of a rebase: `{"session", "moved", "old_base", "onto", "entry",
+/// "changes", "conflicts": [{"path", "kind", "hunks": [{"base", "session", "workspace"}]}]}`,
+/// line ranges as `{"start", "count"}` (1-based).
+fn json(out: &RebaseOutcome) -> serde_json::Value {
+    serde_json::json!({
+        "session": out.session,
+        "moved": out.moved,
+        "old_base": out.old_base,
+        "onto": out.onto,
+        "entry": out.entry,
+        "changes": out.changes.iter().map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path})).collect::<Vec<_>>(),
+        "conflicts": out.conflicts,
+        "checkout_kept": out.checkout_kept,
+    })
+}
+
+/// Rebases; exit 3 when paths conflict and nothing was recorded.
+pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let engine = super::engine(ctx, false)?;
+    let session = super::ids::session(&engine, &args.session)?;
+    let opts = RebaseOptions {
+        markers: args.markers,
+    };
+    let out = super::events::with_events(ctx, &engine, &session, |_| {
+        Ok(engine.rebase(&session, &opts)?)
+    })?;
+    let failed = !out.conflicts.is_empty() && !out.moved;
+    if ctx.json {
+        super::print_json(&json(&out));
+        return Ok(if failed { 3 } else { 0 });
+    }
+    if failed {
+        eprintln!(
+            "genesis: error: session {} cannot be rebased onto the workspace ({}): {} path(s) conflict; nothing recorded",
+            session,
+            out.onto,
+            out.conflicts.len()
+        );
+    }
+    for c in &out.conflicts {
+        let line = format!("{}: {}", super::shown(&c.path), c.kind);
+        if failed {
+            eprintln!("  {line}");
+        } else {
+            crate::outln!("conflict markers written: {line}");
+        }
+        for h in &c.hunks {
+            let text = format!(
+                "    session {}, workspace {} (base {})",
+                h.session, h.workspace, h.base
+            );
+            if failed {
+                eprintln!("{text}");
+            } else {
+                crate::outln!("{text}");
+            }
+        }
+    }
+    if failed {
+        if !args.markers && out.conflicts.iter().all(|c| c.kind.has_markers()) {
+            eprintln!(
+                "(`--markers` records them with conflict markers, to resolve with another patch)"
+            );
+        }
+        return Ok(3);
+    }
+    if !out.moved {
+        crate::outln!(
+            "session {} is already on the workspace ({}); nothing recorded",
+            session,
+            out.onto
+        );
+        return Ok(0);
+    }
+    if let Some(dir) = &out.checkout_kept {
+        eprintln!(
+            "genesis: warning: the checkout {} was left as it was: it did not hold the session's current snapshot, so `patch --from` it would undo the rebase; `genesis diff {}` shows the session's change",
+            dir.display(),
+            session
+        );
+    }
+    for c in &out.changes {
+        crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+    }
+    match &out.entry {
+        Some(e) => crate::outln!(
+            "session {} rebased onto {}: patch {} recorded: {} → {}; verify again",
+            session,
+            out.onto,
+            e.patch,
+            e.before_snapshot,
+            e.after_snapshot
+        ),
+        None => crate::outln!(
+            "session {} rebased onto {}: the workspace already holds its changes; no patch recorded",
+            session,
+            out.onto
+        ),
+    }
+    Ok(0)
+}

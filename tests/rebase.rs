@@ -1,0 +1,333 @@
+//! `genesis rebase SESSION [--markers]`: a session moves onto the workspace as it is now, by
+//! a three-way merge per path (base snapshot, session's current snapshot, workspace now).
+//! Exact exit codes, messages, session documents and bytes on disk.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::json;
+
+const MANIFEST: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[]}
+"#;
+
+/// A workspace with `files` and an open `--checkout` session `s` whose checkout got
+/// `session_files` (a `None` removes the path) and was recorded with `patch --from`; then the
+/// workspace gets `workspace_files`. Returns the workspace and the checkout directory.
+struct Case {
+    ws: tempfile::TempDir,
+    _co_parent: tempfile::TempDir,
+    co: PathBuf,
+}
+
+type Edits<'a> = &'a [(&'a str, Option<&'a [u8]>)];
+
+fn edit(root: &Path, edits: Edits) {
+    for (p, data) in edits {
+        let full = root.join(p);
+        match data {
+            Some(d) => {
+                std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+                std::fs::write(&full, d).unwrap();
+            }
+            None => std::fs::remove_file(&full).unwrap(),
+        }
+    }
+}
+
+fn case(files: &[(&str, &[u8])], session: Edits, workspace: Edits) -> Case {
+    let ws = common::workspace(MANIFEST, files);
+    let co_parent = tempfile::tempdir().unwrap();
+    let co = co_parent.path().join("co");
+    let r = ws.path();
+    ok(&run_in(r, &["init"]));
+    ok(&run_in(
+        r,
+        &["open", "--session", "s", "--checkout", co.to_str().unwrap()],
+    ));
+    edit(&co, session);
+    ok(&run_in(r, &["patch", "s", "--from", co.to_str().unwrap()]));
+    edit(r, workspace);
+    Case {
+        ws,
+        _co_parent: co_parent,
+        co,
+    }
+}
+
+fn raw_session(root: &Path) -> Vec<u8> {
+    std::fs::read(root.join(".genesis/sessions/s.json")).unwrap()
+}
+
+const FIVE: &[u8] = b"1\n2\n3\n4\n5\n";
+
+#[test]
+fn clean_merge_is_recorded_as_one_patch_from_the_workspace_and_applies() {
+    let c = case(
+        &[("a.txt", FIVE), ("keep.txt", b"k\n")],
+        &[("a.txt", Some(b"ONE\n2\n3\n4\n5\n"))],
+        &[("a.txt", Some(b"1\n2\n3\n4\nFIVE\n"))],
+    );
+    let r = c.ws.path();
+    ok(&run_in(r, &["verify", "s"]));
+    let before = session_doc(r, "s");
+    // apply refuses the moved workspace, and names the way forward.
+    let o = run_in(r, &["apply", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert!(
+        stderr(&o).ends_with("`genesis rebase s` moves the session onto the workspace as it is now (a three-way merge per file)\n"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let doc = session_doc(r, "s");
+    let onto = identity(r);
+    assert_eq!(doc["base_snapshot"], onto.as_str());
+    assert_eq!(doc["patches"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["patches"][0]["before_snapshot"], onto.as_str());
+    assert_eq!(doc["patches"][0]["after_snapshot"], doc["current_snapshot"]);
+    assert_eq!(doc["verification"], serde_json::Value::Null);
+    let patch = doc["patches"][0]["patch"].as_str().unwrap();
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "M\ta.txt\nsession s rebased onto {onto}: patch {patch} recorded: {onto} → {}; verify again\n",
+            doc["current_snapshot"].as_str().unwrap()
+        )
+    );
+    // The checkout held the current snapshot: it now holds the merged tree.
+    assert_eq!(
+        std::fs::read(c.co.join("a.txt")).unwrap(),
+        b"ONE\n2\n3\n4\nFIVE\n"
+    );
+    assert_eq!(identity(&c.co), doc["current_snapshot"].as_str().unwrap());
+    // The history it replaced is kept in the state.
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(r.join(".genesis/sessions/s.state")).unwrap())
+            .unwrap();
+    assert_eq!(state["rebased"][0]["onto"], onto.as_str());
+    assert_eq!(state["rebased"][0]["base"], before["base_snapshot"]);
+    assert_eq!(state["rebased"][0]["patches"], before["patches"]);
+    assert_eq!(state["rebased"][0]["verification"], before["verification"]);
+    // Verification was cleared: apply refuses until verify runs again; then it applies.
+    assert_eq!(code(&run_in(r, &["apply", "s"])), Some(3));
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["replay", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"ONE\n2\n3\n4\nFIVE\n"
+    );
+    assert_eq!(std::fs::read(r.join("keep.txt")).unwrap(), b"k\n");
+}
+
+#[test]
+fn overlapping_edits_record_nothing_and_list_hunks_exit_3() {
+    let c = case(
+        &[("a.txt", FIVE)],
+        &[("a.txt", Some(b"1\nTWO\n3\n4\n5\n"))],
+        &[("a.txt", Some(b"1\nzwei\ndrei\n4\n5\n"))],
+    );
+    let r = c.ws.path();
+    let before = raw_session(r);
+    let onto = identity(r);
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: session s cannot be rebased onto the workspace ({onto}): 1 path(s) conflict; nothing recorded\n  a.txt: both changed the same lines\n    session lines 2-3, workspace lines 2-3 (base lines 2-3)\n(`--markers` records them with conflict markers, to resolve with another patch)\n"
+        )
+    );
+    assert_eq!(raw_session(r), before);
+    assert_eq!(
+        std::fs::read(c.co.join("a.txt")).unwrap(),
+        b"1\nTWO\n3\n4\n5\n"
+    );
+
+    let o = run_in(r, &["--json", "rebase", "s"]);
+    assert_eq!(code(&o), Some(3));
+    let v = json_out(&o);
+    assert_eq!(
+        v["conflicts"],
+        json!([{"path": "a.txt", "kind": "content", "hunks": [{
+            "base": {"start": 2, "count": 2},
+            "session": {"start": 2, "count": 2},
+            "workspace": {"start": 2, "count": 2}
+        }]}])
+    );
+    assert_eq!(v["moved"], false);
+    assert_eq!(v["entry"], serde_json::Value::Null);
+    assert_eq!(raw_session(r), before);
+}
+
+#[test]
+fn markers_record_git_style_conflict_markers() {
+    let c = case(
+        &[("a.txt", FIVE), ("b.txt", b"x\n")],
+        &[("a.txt", Some(b"1\nTWO\n3\n4\n5\n"))],
+        &[
+            ("a.txt", Some(b"1\nzwei\n3\n4\n5\n")),
+            ("b.txt", Some(b"y\n")),
+        ],
+    );
+    let r = c.ws.path();
+    let o = run_in(r, &["rebase", "s", "--markers"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with(
+            "conflict markers written: a.txt: both changed the same lines\n    session line 2, workspace line 2 (base line 2)\nM\ta.txt\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(
+        std::fs::read(c.co.join("a.txt")).unwrap(),
+        b"1\n<<<<<<< session\nTWO\n=======\nzwei\n>>>>>>> workspace\n3\n4\n5\n"
+    );
+    assert_eq!(std::fs::read(c.co.join("b.txt")).unwrap(), b"y\n");
+    assert_eq!(session_doc(r, "s")["verification"], serde_json::Value::Null);
+}
+
+#[test]
+fn whole_file_conflicts_are_listed_and_never_marked() {
+    let c = case(
+        &[
+            ("gone.txt", b"g\n"),
+            ("bin.dat", b"\0base"),
+            ("new.txt", b""),
+        ],
+        &[
+            ("gone.txt", None),
+            ("bin.dat", Some(b"\0session")),
+            ("added.txt", Some(b"session\n")),
+        ],
+        &[
+            ("gone.txt", Some(b"g2\n")),
+            ("bin.dat", Some(b"\0workspace")),
+            ("added.txt", Some(b"workspace\n")),
+        ],
+    );
+    let r = c.ws.path();
+    let before = raw_session(r);
+    let o = run_in(r, &["--json", "rebase", "s", "--markers"]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        json_out(&o)["conflicts"],
+        json!([
+            {"path": "added.txt", "kind": "add-add", "hunks": [{
+                "base": {"start": 0, "count": 0},
+                "session": {"start": 1, "count": 1},
+                "workspace": {"start": 1, "count": 1}
+            }]},
+            {"path": "bin.dat", "kind": "binary", "hunks": []},
+            {"path": "gone.txt", "kind": "delete-modify", "hunks": []}
+        ])
+    );
+    assert_eq!(raw_session(r), before);
+}
+
+#[test]
+fn one_sided_changes_merge_whole_files_binary_and_executable_bit() {
+    let c = case(
+        &[
+            ("bin.dat", b"\0base"),
+            ("run.sh", b"echo 1\n"),
+            ("x.txt", b"x\n"),
+        ],
+        &[("bin.dat", Some(b"\0session")), ("x.txt", None)],
+        &[("run.sh", Some(b"echo 2\n"))],
+    );
+    let r = c.ws.path();
+    // The session also sets the executable bit of run.sh; the workspace changes its text.
+    std::fs::set_permissions(c.co.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    ok(&run_in(
+        r,
+        &["patch", "s", "--from", c.co.to_str().unwrap()],
+    ));
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).lines().take(3).collect::<Vec<_>>(),
+        ["M\tbin.dat", "M\trun.sh", "D\tx.txt"]
+    );
+    assert_eq!(std::fs::read(c.co.join("bin.dat")).unwrap(), b"\0session");
+    assert_eq!(std::fs::read(c.co.join("run.sh")).unwrap(), b"echo 2\n");
+    let mode = std::fs::metadata(c.co.join("run.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o111, 0o111);
+    assert!(!c.co.join("x.txt").exists());
+}
+
+#[test]
+fn a_session_already_on_the_workspace_records_nothing() {
+    let c = case(&[("a.txt", FIVE)], &[("a.txt", Some(b"ONE\n"))], &[]);
+    let r = c.ws.path();
+    let before = raw_session(r);
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(0));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "session s is already on the workspace ({}); nothing recorded\n",
+            identity(r)
+        )
+    );
+    assert_eq!(raw_session(r), before);
+}
+
+#[test]
+fn in_place_sessions_are_refused_exit_3() {
+    let ws = common::workspace(MANIFEST, &[("a.txt", FIVE)]);
+    let r = ws.path();
+    ok(&run_in(r, &["init"]));
+    ok(&run_in(r, &["open", "--session", "p", "--in-place"]));
+    let o = run_in(r, &["rebase", "p"]);
+    assert_eq!(code(&o), Some(3));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: session p cannot be rebased: it is in-place: its changes are in the workspace itself\n"
+    );
+}
+
+#[test]
+fn a_checkout_the_session_did_not_record_is_left_as_it_was() {
+    let c = case(
+        &[("a.txt", FIVE)],
+        &[("a.txt", Some(b"ONE\n2\n3\n4\n5\n"))],
+        &[("a.txt", Some(b"1\n2\n3\n4\nFIVE\n"))],
+    );
+    let r = c.ws.path();
+    std::fs::write(c.co.join("a.txt"), b"unrecorded\n").unwrap();
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: warning: the checkout {} was left as it was: it did not hold the session's current snapshot, so `patch --from` it would undo the rebase; `genesis diff s` shows the session's change\n",
+            c.co.display()
+        )
+    );
+    assert_eq!(std::fs::read(c.co.join("a.txt")).unwrap(), b"unrecorded\n");
+}
+
+#[test]
+fn an_applied_session_is_not_rebased_exit_3() {
+    let c = case(&[("a.txt", FIVE)], &[("a.txt", Some(b"ONE\n"))], &[]);
+    let r = c.ws.path();
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: session s is applied; only an open session can be changed\n"
+    );
+}
