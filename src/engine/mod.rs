@@ -33,6 +33,7 @@ use crate::workspace::Workspace;
 mod abort;
 mod apply;
 mod error;
+mod locked;
 mod open;
 mod patch;
 mod recover;
@@ -45,6 +46,7 @@ pub use abort::{
 pub use apply::{ApplyOptions, ApplyOutcome};
 pub(crate) use error::io_err;
 pub use error::{ConflictKind, EngineError, PathConflict};
+pub use locked::LockedSession;
 pub use open::{OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome};
 pub use replay::ReplayStep;
@@ -272,17 +274,6 @@ impl Engine {
         Ok(Tree::from_parts(&self.store, snapshot, executable))
     }
 
-    pub(crate) fn load_open(&self, id: &str) -> Result<(Session, SessionState), EngineError> {
-        let (s, st) = session::load(&self.store, id)?;
-        if s.status != Status::Open {
-            return Err(EngineError::NotOpen {
-                id: id.to_owned(),
-                status: s.status,
-            });
-        }
-        Ok((s, st))
-    }
-
     /// The size of the session's change from base to current (reads the changed blobs).
     ///
     /// # Errors
@@ -321,10 +312,9 @@ impl Engine {
         id: &str,
         counters: &crate::events::EventCounters,
     ) -> Result<(), EngineError> {
-        let _lock = self.lock()?;
-        let (s, mut state) = session::load(&self.store, id)?;
-        state.events = counters.clone();
-        session::save(&self.store, &s, &state)?;
+        let mut guard = self.lock_session(id)?;
+        guard.state_mut().events = counters.clone();
+        guard.commit()?;
         Ok(())
     }
 

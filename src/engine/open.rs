@@ -68,7 +68,7 @@ impl Engine {
     }
 
     fn open_inner(&self, opts: &OpenOptions) -> Result<OpenOutcome, EngineError> {
-        let _lock = self.lock()?;
+        let lock = self.lock()?;
         let id = opts.session.clone().unwrap_or_else(SessionId::generate);
         if session::exists(&self.store, &id) {
             return Err(SessionError::Exists(id).into());
@@ -119,8 +119,9 @@ impl Engine {
             // Found by the scan itself: the tracked files its walk left out (no extra cost).
             base_tracked: Some(outcome.tracked_only.clone()),
         };
+        let guard = self.create_session(lock, session, state);
         let Some(dir) = &opts.checkout else {
-            session::save(&self.store, &session, &state)?;
+            let (session, _) = guard.commit()?;
             return Ok(OpenOutcome {
                 session,
                 collisions: outcome.snapshot.fold_collisions(),
@@ -147,7 +148,7 @@ impl Engine {
                 modes_from: Some(self.workspace.root().to_path_buf()),
             },
         )?;
-        session::save(&self.store, &session, &state)?;
+        let (session, _) = guard.commit()?;
         made.keep();
         Ok(OpenOutcome {
             session,

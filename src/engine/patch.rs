@@ -87,15 +87,15 @@ impl Engine {
         verify: Option<&VerifyOptions>,
         observer: &mut dyn Observer,
     ) -> Result<PatchOutcome, EngineError> {
-        let lock = self.lock()?;
-        let (mut session, mut state) = self.load_open(id)?;
+        let mut guard = self.lock_open_session(id)?;
+        let (session, state) = (guard.session(), guard.state());
         if session.patches.len() >= MAX_PATCHES {
             return Err(EngineError::TooManyPatches {
                 id: id.to_owned(),
                 limit: MAX_PATCHES,
             });
         }
-        let manifest = self.manifest_of(&state, &session)?;
+        let manifest = self.manifest_of(state, session)?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let root = self.workspace.root().to_path_buf();
         let input = match (input, state.in_place) {
@@ -118,7 +118,7 @@ impl Engine {
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
             PatchInput::Diff(bytes) => {
-                let base_tracked = self.base_tracked(&state)?;
+                let base_tracked = self.base_tracked(state)?;
                 self.patched_by_diff(id, bytes, &current, &manifest, &base_tracked)?
             }
             PatchInput::Dir(dir) => match self.patched_by_dir(
@@ -126,16 +126,16 @@ impl Engine {
                 dir,
                 &current,
                 &manifest,
-                &*self.base_tracked(&state)?,
+                &*self.base_tracked(state)?,
             )? {
                 (Some(patched), dir_skipped) => {
                     skipped = dir_skipped;
                     patched
                 }
                 (None, dir_skipped) => {
-                    drop(lock);
+                    // Nothing to record: the lock goes, nothing is written.
                     return Ok(PatchOutcome {
-                        session,
+                        session: guard.release().0,
                         entry: None,
                         changes: Vec::new(),
                         lines_added: 0,
@@ -166,6 +166,7 @@ impl Engine {
             obligations_ok: static_results.iter().all(|s| s.passed),
             acceptance: None,
         };
+        let (session, state) = guard.parts_mut();
         session.patches.push(entry.clone());
         session.current_snapshot = new_snapshot.identity();
         session.verification = None;
@@ -174,8 +175,7 @@ impl Engine {
             executable: new_exec,
         });
         state.logs.clear();
-        session::save(&self.store, &session, &state)?;
-        drop(lock);
+        let (session, _) = guard.commit()?;
         let mut outcome = PatchOutcome {
             session,
             entry: Some(entry),

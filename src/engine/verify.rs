@@ -91,10 +91,8 @@ impl Engine {
         observer: &mut dyn Observer,
         mark_last_patch: bool,
     ) -> Result<VerifyOutcome, EngineError> {
-        let (session, state) = {
-            let _lock = self.lock()?;
-            self.load_open(id)?
-        };
+        // Prepare (locked): the session as it is now; the guard goes before anything runs.
+        let (session, state) = self.lock_open_session(id)?.release();
         let manifest = self.manifest_of(&state, &session)?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
@@ -148,15 +146,17 @@ impl Engine {
             &results,
         );
         let acceptance = self.store.write_object(&record.canonical_bytes())?;
-        let _lock = self.lock()?;
-        let (mut session2, mut state2) = self.load_open(id)?;
-        if session2.current_snapshot != session.current_snapshot {
+        // Commit (locked again): refused when a patch moved the session while the obligations
+        // ran; the guard is then dropped and nothing is written.
+        let mut guard = self.lock_open_session(id)?;
+        if guard.session().current_snapshot != session.current_snapshot {
             return Err(EngineError::SessionMoved {
                 id: id.to_owned(),
                 verified: session.current_snapshot,
-                now: session2.current_snapshot,
+                now: guard.session().current_snapshot,
             });
         }
+        let (session2, state2) = guard.parts_mut();
         session2.verification = Some(Verification {
             snapshot: session.current_snapshot,
             acceptance,
@@ -169,7 +169,7 @@ impl Engine {
             last.acceptance = Some(acceptance);
         }
         state2.logs = logs;
-        session::save(&self.store, &session2, &state2)?;
+        let (session2, _) = guard.commit()?;
         Ok(VerifyOutcome {
             session: session2,
             record,

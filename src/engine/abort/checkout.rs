@@ -186,21 +186,21 @@ impl Engine {
 
     pub(super) fn abort_checkout(
         &self,
-        mut session: Session,
-        mut state: SessionState,
+        mut guard: LockedSession<'_>,
         opts: &AbortOptions,
     ) -> Result<AbortOutcome, EngineError> {
+        let (session, state) = (guard.session(), guard.state());
         let mut steps = Vec::new();
         let mut saved = Vec::new();
         let mut members: Vec<PathBuf> = Vec::new();
-        let dir = self.live_checkout(&session, &state)?;
+        let dir = self.live_checkout(session, state)?;
         if let Some(dir) = &dir {
-            let manifest = self.manifest_of(&state, &session)?;
+            let manifest = self.manifest_of(state, session)?;
             // Judged with the base's rules, as in place: files hidden by a rule the agent
             // added and files over the size limit are removed (and saved) too.
             let base = self.tree(&session.base_snapshot, state.base_executable())?;
             let limit = self.snapshot_options(&manifest)?.max_file_bytes;
-            let view = base_view::base_view(self, dir, &base, &state, &manifest, limit)?;
+            let view = base_view::base_view(self, dir, &base, state, &manifest, limit)?;
             let now = self.snapshot_for_abort(dir, &manifest, opts.dry_run, &view.excludes)?;
             let current = self.tree(&session.current_snapshot, state.current_executable())?;
             let mut all: Vec<(SnapshotFile, bool)> = now
@@ -247,7 +247,7 @@ impl Engine {
                 members.push(f.path.to_fs_path(dir));
             }
             if !opts.dry_run {
-                state.saved = Some(SavedWork {
+                guard.state_mut().saved = Some(SavedWork {
                     snapshot: Some(now.snapshot.identity()),
                     executable: now.executable.clone(),
                     files: saved.clone(),
@@ -255,19 +255,20 @@ impl Engine {
             }
         }
         if opts.dry_run {
+            let (session, state) = guard.release();
             return Ok(AbortOutcome {
                 session,
                 steps,
                 saved,
-                checkout: state.checkout.clone(),
+                checkout: state.checkout,
                 checkout_kept: false,
                 written: false,
                 kept: Vec::new(),
             });
         }
         // Saved and aborted first; then the files go (a crash in between loses nothing).
-        session.status = Status::Aborted;
-        session::save(self.store(), &session, &state)?;
+        guard.session_mut().status = Status::Aborted;
+        let (session, state) = guard.commit()?;
         let mut kept = false;
         if let Some(dir) = &dir {
             kept = remove_checkout_files(dir, &members)?;

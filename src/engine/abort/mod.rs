@@ -28,7 +28,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::diff::{Change, Tree, changes};
-use crate::engine::{ConflictKind, Engine, EngineError, PathConflict, journal_op};
+use crate::engine::{ConflictKind, Engine, EngineError, LockedSession, PathConflict, journal_op};
 use crate::hash::Digest;
 use crate::journal::{FileState, Journal, JournalOp};
 use crate::materialize::{MaterializeOptions, materialize};
@@ -268,19 +268,25 @@ impl Engine {
     }
 
     fn abort_inner(&self, id: &str, opts: &AbortOptions) -> Result<AbortOutcome, EngineError> {
-        let _lock = self.lock()?;
-        let (session, state) = session::load(self.store(), id)?;
+        let guard = self.lock_session(id)?;
+        let (session, state) = (guard.session(), guard.state());
         if session.status == Status::Aborted && !state.in_place && !opts.dry_run {
-            // An abort interrupted while it removed the checkout's files: finish that.
-            if let Some(outcome) = self.finish_checkout_abort(&session, &state)? {
+            // An abort interrupted while it removed the checkout's files: finish that (the
+            // session is aborted already; nothing of it is written again).
+            if let Some(outcome) = self.finish_checkout_abort(session, state)? {
                 return Ok(outcome);
             }
         }
-        let (session, state) = self.load_open(id)?;
+        if session.status != Status::Open {
+            return Err(EngineError::NotOpen {
+                id: id.to_owned(),
+                status: session.status,
+            });
+        }
         if state.in_place {
-            self.abort_in_place(id, session, state, opts)
+            self.abort_in_place(id, guard, opts)
         } else {
-            self.abort_checkout(session, state, opts)
+            self.abort_checkout(guard, opts)
         }
     }
 
@@ -303,17 +309,17 @@ impl Engine {
     fn abort_in_place(
         &self,
         id: &str,
-        mut session: Session,
-        mut state: SessionState,
+        mut guard: LockedSession<'_>,
         opts: &AbortOptions,
     ) -> Result<AbortOutcome, EngineError> {
+        let (session, state) = (guard.session(), guard.state());
         let root = self.workspace().root().to_path_buf();
-        let manifest = self.manifest_of(&state, &session)?;
+        let manifest = self.manifest_of(state, session)?;
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         // The workspace judged with the base's rules: files hidden by a rule the agent added
         // and files over the size limit are the agent's too (module base_view).
         let limit = self.snapshot_options(&manifest)?.max_file_bytes;
-        let view = base_view::base_view(self, &root, &base, &state, &manifest, limit)?;
+        let view = base_view::base_view(self, &root, &base, state, &manifest, limit)?;
         let now = self.snapshot_for_abort(&root, &manifest, opts.dry_run, &view.excludes)?;
         let now_tree = Tree::from_parts(self.store(), now.snapshot.clone(), now.executable.clone());
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
@@ -355,7 +361,7 @@ impl Engine {
             }
         }
         list.sort_by(|a, b| a.path.cmp(&b.path));
-        kept.extend(self.keep_left_out_additions(&mut list, &base, &state, &manifest)?);
+        kept.extend(self.keep_left_out_additions(&mut list, &base, state, &manifest)?);
         kept.sort_by(|a, b| a.path.cmp(&b.path));
         for c in &list {
             if let Some(reason) = crate::path::forbidden_path(&c.path) {
@@ -379,7 +385,7 @@ impl Engine {
         }
         if opts.dry_run {
             return Ok(AbortOutcome {
-                session,
+                session: guard.release().0,
                 steps,
                 saved,
                 checkout: None,
@@ -390,12 +396,12 @@ impl Engine {
         }
         // The saved list is durable before the journal starts: a crash from here on leaves
         // the list, and the blobs are in the store.
-        state.saved = Some(SavedWork {
+        guard.state_mut().saved = Some(SavedWork {
             snapshot: Some(now.snapshot.identity()),
             executable: now.executable.clone(),
             files: saved.clone(),
         });
-        session::save(self.store(), &session, &state)?;
+        guard.checkpoint()?;
         let journal = Journal {
             schema: crate::journal::JOURNAL_SCHEMA.into(),
             session: id.to_owned(),
@@ -403,6 +409,9 @@ impl Engine {
             ops,
         };
         self.run_journal(&journal)?;
+        // The journal's last step wrote the status (journal::finish, under this guard's
+        // lock); the guard goes without writing again.
+        let (mut session, _) = guard.release();
         session.status = Status::Aborted;
         Ok(AbortOutcome {
             session,

@@ -56,8 +56,8 @@ impl Engine {
     }
 
     fn apply_inner(&self, id: &str, opts: &ApplyOptions) -> Result<ApplyOutcome, EngineError> {
-        let _lock = self.lock()?;
-        let (mut session, state) = self.load_open(id)?;
+        let guard = self.lock_open_session(id)?;
+        let (session, state) = (guard.session(), guard.state());
         match &session.verification {
             None => {
                 return Err(EngineError::NotVerified {
@@ -83,7 +83,7 @@ impl Engine {
                     ),
                 });
             }
-            Some(v) => self.check_acceptance(id, &session, &state, v.acceptance)?,
+            Some(v) => self.check_acceptance(id, session, state, v.acceptance)?,
         }
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
@@ -101,10 +101,10 @@ impl Engine {
             // The agent wrote the workspace itself: it must still equal the current snapshot,
             // judged as `patch` records it (the base's tracked members stay members, so a file
             // untracked during the session is not a difference).
-            let manifest = self.manifest_of(&state, &session)?;
+            let manifest = self.manifest_of(state, session)?;
             let mut opts = self.snapshot_options(&manifest)?;
             opts.tracked =
-                std::sync::Arc::new(opts.tracked.with_paths(self.base_tracked(&state)?.iter()));
+                std::sync::Arc::new(opts.tracked.with_paths(self.base_tracked(state)?.iter()));
             opts.stat_cache = Some(self.store.stat_cache_path(&root));
             let now = snapshot_dir(&root, &opts)?;
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
@@ -115,7 +115,7 @@ impl Engine {
         } else {
             let mut conflicts = preconditions::check_preconditions(&root, &list);
             if opts.strict {
-                let manifest = self.manifest_of(&state, &session)?;
+                let manifest = self.manifest_of(state, session)?;
                 let now = self.snapshot_cached(&root, &manifest)?;
                 let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
                 for c in changes(&base, &now_tree) {
@@ -138,15 +138,16 @@ impl Engine {
         }
         if opts.dry_run {
             return Ok(ApplyOutcome {
-                session,
+                session: guard.release().0,
                 changes: list,
                 written: false,
             });
         }
         if state.in_place {
             // Already on disk: only the status changes.
-            session.status = Status::Applied;
-            session::save(&self.store, &session, &state)?;
+            let mut guard = guard;
+            guard.session_mut().status = Status::Applied;
+            let (session, _) = guard.commit()?;
             return Ok(ApplyOutcome {
                 session,
                 changes: list,
@@ -160,6 +161,9 @@ impl Engine {
             ops: list.iter().map(journal_op).collect(),
         };
         self.run_journal(&journal)?;
+        // The journal's last step wrote the status (journal::finish, under this guard's
+        // lock); the guard goes without writing again.
+        let (mut session, _) = guard.release();
         session.status = Status::Applied;
         Ok(ApplyOutcome {
             session,
