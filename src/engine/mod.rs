@@ -12,7 +12,6 @@ use std::time::Duration;
 use crate::diff::{Change, DiffOptions, Tree, changes, write_git_diff};
 use crate::events::EventKind;
 use crate::hash::Digest;
-pub use crate::journal::RecoverOutcome;
 use crate::journal::{FileState, Journal, JournalError, JournalOp};
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
 use crate::materialize::{MaterializeError, MaterializeOptions, materialize};
@@ -49,7 +48,8 @@ pub use error::{ConflictKind, EngineError, PathConflict};
 pub use locked::LockedSession;
 pub use open::{OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome};
-pub use replay::ReplayStep;
+pub use recover::{RecoverOptions, RecoverOutcome};
+pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep};
 pub use verify::{VerifyOptions, VerifyOutcome};
 
 /// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
