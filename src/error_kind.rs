@@ -6,7 +6,7 @@
 //! error, so store corruption is [`ErrorKind::Io`] (exit 4) wherever it is found.
 
 use crate::diff::DiffError;
-use crate::engine::EngineError;
+use crate::engine::{ApplyError, EngineError, SessionAccessError};
 use crate::events::EventKind;
 use crate::journal::JournalError;
 use crate::manifest::ManifestError;
@@ -227,6 +227,36 @@ impl EngineError {
             | EngineError::Io { .. }
             | EngineError::Interrupted(_)
             | EngineError::StateWithoutManifest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl SessionAccessError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SessionAccessError::Store(s) => s.kind(),
+            SessionAccessError::Session(s) => s.kind(),
+            SessionAccessError::Manifest(m) => m.kind(),
+            SessionAccessError::NotOpen { .. } => ErrorKind::State,
+            SessionAccessError::StateWithoutManifest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl ApplyError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ApplyError::Store(s) => s.kind(),
+            ApplyError::Session(s) => s.kind(),
+            ApplyError::Manifest(m) => m.kind(),
+            ApplyError::Snapshot(s) => s.kind(),
+            ApplyError::Journal(j) => j.kind(),
+            ApplyError::Unsafe { .. } => ErrorKind::BadInput,
+            ApplyError::NotOpen { .. } | ApplyError::NotVerified { .. } => ErrorKind::State,
+            ApplyError::Conflict { .. } => ErrorKind::Conflict,
+            ApplyError::StateWithoutManifest { .. } => ErrorKind::Io,
         }
     }
 }

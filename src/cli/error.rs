@@ -75,6 +75,7 @@ by_kind!(
     ManifestError,
     SessionError,
     EngineError,
+    genesis::engine::ApplyError,
     JournalError
 );
 

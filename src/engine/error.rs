@@ -263,6 +263,59 @@ pub enum EngineError {
     },
 }
 
+/// What reading a session under the lock and its base manifest can fail with: the part every
+/// operation on an existing session shares ([`Engine::lock_open_session`] and the manifest of
+/// its base). Each operation's error has a variant of the same name for each of these.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionAccessError {
+    /// Store failure, corruption or lock.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Session missing, invalid or duplicate.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The session is applied or aborted.
+    #[error("session {id} is {status}; only an open session can be changed")]
+    NotOpen {
+        /// The session.
+        id: String,
+        /// Its status.
+        status: Status,
+    },
+    /// The base manifest stored for the session is not valid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// The session's engine state names no manifest blob (store corruption, exit 4).
+    #[error("session {id}: the engine state {} records no manifest (store corruption)", .path.display())]
+    StateWithoutManifest {
+        /// The session.
+        id: String,
+        /// Its engine state file (`sessions/<id>.state`).
+        path: PathBuf,
+    },
+}
+
+/// `From<SessionAccessError>` for an operation's error with the same five variants.
+macro_rules! from_session_access {
+    ($($t:ident),*) => {$(
+        impl From<crate::engine::SessionAccessError> for $t {
+            fn from(e: crate::engine::SessionAccessError) -> Self {
+                use crate::engine::SessionAccessError as A;
+                match e {
+                    A::Store(s) => $t::Store(s),
+                    A::Session(s) => $t::Session(s),
+                    A::NotOpen { id, status } => $t::NotOpen { id, status },
+                    A::Manifest(m) => $t::Manifest(m),
+                    A::StateWithoutManifest { id, path } => $t::StateWithoutManifest { id, path },
+                }
+            }
+        }
+    )*};
+}
+pub(crate) use from_session_access;
+
+from_session_access!(EngineError);
+
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError + '_ {
     move |source| EngineError::Io {
         path: path.to_path_buf(),

@@ -87,14 +87,7 @@ impl Engine {
     /// past the wait; [`SessionError::NotFound`], [`SessionError::Invalid`],
     /// [`SessionError::DuplicateKey`].
     pub fn lock_session(&self, id: &str) -> Result<LockedSession<'_>, EngineError> {
-        let lock = self.lock()?;
-        let (session, state) = session::load(&self.store, id)?;
-        Ok(LockedSession {
-            store: &self.store,
-            _lock: lock,
-            session,
-            state,
-        })
+        Ok(self.locked(id, false)?)
     }
 
     /// [`Engine::lock_session`] for a session that must be `open`.
@@ -102,14 +95,30 @@ impl Engine {
     /// # Errors
     /// As [`Engine::lock_session`], and [`EngineError::NotOpen`] naming the status.
     pub fn lock_open_session(&self, id: &str) -> Result<LockedSession<'_>, EngineError> {
-        let guard = self.lock_session(id)?;
-        if guard.session.status != Status::Open {
-            return Err(EngineError::NotOpen {
+        Ok(self.locked(id, true)?)
+    }
+
+    /// [`Engine::lock_session`] (`open_only`: [`Engine::lock_open_session`]) with the error
+    /// every operation shares.
+    pub(crate) fn locked(
+        &self,
+        id: &str,
+        open_only: bool,
+    ) -> Result<LockedSession<'_>, SessionAccessError> {
+        let lock = self.lock()?;
+        let (session, state) = session::load(&self.store, id)?;
+        if open_only && session.status != Status::Open {
+            return Err(SessionAccessError::NotOpen {
                 id: id.to_owned(),
-                status: guard.session.status,
+                status: session.status,
             });
         }
-        Ok(guard)
+        Ok(LockedSession {
+            store: &self.store,
+            _lock: lock,
+            session,
+            state,
+        })
     }
 
     /// A guard over a session not yet in the store, under `lock` (taken by the caller before

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::diff::{Change, DiffOptions, Tree, changes, write_git_diff};
+use crate::diff::{Change, DiffError, DiffOptions, Tree, changes, write_git_diff};
 use crate::events::EventKind;
 use crate::hash::Digest;
 use crate::journal::{FileState, Journal, JournalError, JournalOp};
@@ -42,9 +42,10 @@ mod verify;
 pub use abort::{
     AbortAction, AbortOptions, AbortOutcome, AbortStep, KeptPath, RestoreOptions, RestoreOutcome,
 };
-pub use apply::{ApplyOptions, ApplyOutcome};
+pub use apply::{ApplyError, ApplyOptions, ApplyOutcome};
+pub(crate) use error::from_session_access;
 pub(crate) use error::io_err;
-pub use error::{ConflictKind, EngineError, PathConflict};
+pub use error::{ConflictKind, EngineError, PathConflict, SessionAccessError};
 pub use locked::LockedSession;
 pub use open::{OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome};
@@ -184,8 +185,8 @@ impl Engine {
         &self.workspace
     }
 
-    pub(crate) fn lock(&self) -> Result<StoreLock, EngineError> {
-        Ok(self.store.lock(self.lock_wait)?)
+    pub(crate) fn lock(&self) -> Result<StoreLock, StoreError> {
+        self.store.lock(self.lock_wait)
     }
 
     /// The files git tracks in the workspace (see [`crate::tracked`]), read once per engine.
@@ -194,7 +195,7 @@ impl Engine {
     /// of `patch` uses.
     pub(crate) fn tracked(
         &self,
-    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, EngineError> {
+    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, SnapshotError> {
         if let Some(t) = self.tracked.get() {
             return Ok(t.clone());
         }
@@ -211,7 +212,7 @@ impl Engine {
     pub(crate) fn base_tracked(
         &self,
         state: &SessionState,
-    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, EngineError> {
+    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, SnapshotError> {
         match &state.base_tracked {
             Some(paths) => Ok(std::sync::Arc::new(
                 crate::tracked::TrackedFiles::from_paths(paths.iter().map(|p| p.as_str())),
@@ -223,7 +224,7 @@ impl Engine {
     pub(crate) fn snapshot_options(
         &self,
         manifest: &Manifest,
-    ) -> Result<SnapshotOptions, EngineError> {
+    ) -> Result<SnapshotOptions, SnapshotError> {
         let mut o = SnapshotOptions {
             exclude: manifest.exclude.clone(),
             store_dir: Some(self.workspace.store_dir().to_path_buf()),
@@ -241,20 +242,20 @@ impl Engine {
         &self,
         dir: &Path,
         manifest: &Manifest,
-    ) -> Result<crate::snapshot::SnapshotOutcome, EngineError> {
+    ) -> Result<crate::snapshot::SnapshotOutcome, SnapshotError> {
         let mut opts = self.snapshot_options(manifest)?;
         opts.stat_cache = Some(self.store.stat_cache_path(dir));
-        Ok(snapshot_dir(dir, &opts)?)
+        snapshot_dir(dir, &opts)
     }
 
     pub(crate) fn manifest_of(
         &self,
         state: &SessionState,
         session: &Session,
-    ) -> Result<Manifest, EngineError> {
+    ) -> Result<Manifest, SessionAccessError> {
         let blob = state
             .manifest_blob
-            .ok_or_else(|| EngineError::StateWithoutManifest {
+            .ok_or_else(|| SessionAccessError::StateWithoutManifest {
                 id: session.session.to_string(),
                 path: session::state_path(&self.store, session.session.as_str()),
             })?;
@@ -269,7 +270,7 @@ impl Engine {
         &self,
         identity: &Digest,
         executable: BTreeSet<WorkspacePath>,
-    ) -> Result<Tree, EngineError> {
+    ) -> Result<Tree, StoreError> {
         let (snapshot, _) = self.store.read_snapshot(identity)?;
         Ok(Tree::from_parts(&self.store, snapshot, executable))
     }
@@ -281,11 +282,11 @@ impl Engine {
     pub fn impact(&self, session: &Session, state: &SessionState) -> Result<Impact, EngineError> {
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
-        self.impact_of(&base, &current)
+        Ok(self.impact_of(&base, &current)?)
     }
 
     /// The size of the change from `base` to `current`.
-    pub(crate) fn impact_of(&self, base: &Tree, current: &Tree) -> Result<Impact, EngineError> {
+    pub(crate) fn impact_of(&self, base: &Tree, current: &Tree) -> Result<Impact, DiffError> {
         let list = changes(base, current);
         let stats = crate::diff::stats(base, current, &list)?;
         Ok(Impact {

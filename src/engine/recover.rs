@@ -50,7 +50,7 @@ impl Engine {
         self.recover_with(&RecoverOptions { if_pending: true })
     }
 
-    pub(crate) fn run_journal(&self, journal: &Journal) -> Result<(), EngineError> {
+    pub(crate) fn run_journal(&self, journal: &Journal) -> Result<(), JournalError> {
         // A change that cannot start (a link or a file on the way) is refused before the
         // journal exists, so a refused command leaves nothing for recovery to roll forward.
         crate::journal::check_parents(self.workspace.root(), journal)?;
@@ -59,9 +59,8 @@ impl Engine {
             if matches!(e, JournalError::Io { visible: false, .. }) {
                 crate::journal::cancel(&self.store, &journal.session)?;
             }
-            return Err(e.into());
+            return Err(e);
         }
-        crate::journal::finish(&self.store, journal)?;
-        Ok(())
+        crate::journal::finish(&self.store, journal)
     }
 }

@@ -306,7 +306,7 @@ impl Engine {
             final_status: Status::Aborted,
             ops,
         };
-        self.run_journal(&journal)
+        Ok(self.run_journal(&journal)?)
     }
 }
 
