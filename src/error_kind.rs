@@ -6,7 +6,7 @@
 //! error, so store corruption is [`ErrorKind::Io`] (exit 4) wherever it is found.
 
 use crate::diff::DiffError;
-use crate::engine::{ApplyError, EngineError, SessionAccessError};
+use crate::engine::{ApplyError, EngineError, SessionAccessError, VerifyError};
 use crate::events::EventKind;
 use crate::journal::JournalError;
 use crate::manifest::ManifestError;
@@ -257,6 +257,28 @@ impl ApplyError {
             ApplyError::NotOpen { .. } | ApplyError::NotVerified { .. } => ErrorKind::State,
             ApplyError::Conflict { .. } => ErrorKind::Conflict,
             ApplyError::StateWithoutManifest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl VerifyError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            VerifyError::Store(s) => s.kind(),
+            VerifyError::Session(s) => s.kind(),
+            VerifyError::Manifest(m) => m.kind(),
+            VerifyError::Snapshot(s) => s.kind(),
+            VerifyError::Diff(d) => d.kind(),
+            VerifyError::NotOpen { .. } => ErrorKind::State,
+            VerifyError::SessionMoved { .. } => ErrorKind::Moved,
+            VerifyError::VerifyPathLimit { .. }
+            | VerifyError::NotApart { .. }
+            | VerifyError::BadDirectory { .. } => ErrorKind::BadInput,
+            VerifyError::StateWithoutManifest { .. }
+            | VerifyError::Interrupted(_)
+            | VerifyError::Materialize(_)
+            | VerifyError::Io { .. } => ErrorKind::Io,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use genesis::Workspace;
 use genesis::engine::{
-    Engine, EngineError, NoObserver, Observer, OpenOptions, PatchInput, VerifyOptions,
+    Engine, EngineError, NoObserver, Observer, OpenOptions, PatchInput, VerifyError, VerifyOptions,
 };
 use genesis::events::EventKind;
 use genesis::session::{SessionId, Status};
@@ -183,7 +183,7 @@ fn patch_during_verify_makes_verify_refuse_and_write_nothing() {
         .expect_err("session moved");
     let (_, now) = e.status("s1").map(|(s, st)| (st, s)).unwrap();
     match &err {
-        EngineError::SessionMoved {
+        VerifyError::SessionMoved {
             id,
             verified: v,
             now: n,

@@ -139,7 +139,7 @@ macro_rules! through_engine_error {
     )*};
 }
 
-through_engine_error!(crate::engine::ApplyError);
+through_engine_error!(crate::engine::ApplyError, crate::engine::VerifyError);
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> BptError + '_ {
     move |source| BptError::Io {

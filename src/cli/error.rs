@@ -76,6 +76,7 @@ by_kind!(
     SessionError,
     EngineError,
     genesis::engine::ApplyError,
+    genesis::engine::VerifyError,
     JournalError
 );
 

@@ -43,15 +43,14 @@ pub use abort::{
     AbortAction, AbortOptions, AbortOutcome, AbortStep, KeptPath, RestoreOptions, RestoreOutcome,
 };
 pub use apply::{ApplyError, ApplyOptions, ApplyOutcome};
-pub(crate) use error::from_session_access;
-pub(crate) use error::io_err;
-pub use error::{ConflictKind, EngineError, PathConflict, SessionAccessError};
+pub use error::{ConflictKind, DirectoryError, EngineError, PathConflict, SessionAccessError};
+pub(crate) use error::{from_directory_error, from_session_access};
 pub use locked::LockedSession;
 pub use open::{OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome};
 pub use recover::{RecoverOptions, RecoverOutcome};
 pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep};
-pub use verify::{VerifyOptions, VerifyOutcome};
+pub use verify::{VerifyError, VerifyOptions, VerifyOutcome};
 
 /// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
 /// `open`, `patch`, `verify`, `apply` and `abort` report their events through it.

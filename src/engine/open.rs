@@ -160,10 +160,14 @@ impl Engine {
 
     /// A directory Genesis writes for the agent or the obligations must lie apart from the
     /// workspace and the store: not equal to, inside, or above either, and not `/`.
-    pub(super) fn check_apart(&self, dir: &Path, option: &'static str) -> Result<(), EngineError> {
+    pub(super) fn check_apart(
+        &self,
+        dir: &Path,
+        option: &'static str,
+    ) -> Result<(), DirectoryError> {
         let (root, store) = (self.workspace.root(), self.workspace.store_dir());
         if !crate::path::lies_apart(dir, &[root, store]) {
-            return Err(EngineError::NotApart {
+            return Err(DirectoryError::NotApart {
                 dir: dir.to_path_buf(),
                 option,
                 workspace: absolute_resolved(root),
@@ -173,17 +177,20 @@ impl Engine {
         Ok(())
     }
 
-    pub(crate) fn check_checkout_dir(&self, dir: &Path) -> Result<(), EngineError> {
+    pub(crate) fn check_checkout_dir(&self, dir: &Path) -> Result<(), DirectoryError> {
         if let Ok(md) = std::fs::symlink_metadata(dir) {
             if !md.is_dir() {
-                return Err(EngineError::BadDirectory {
+                return Err(DirectoryError::BadDirectory {
                     dir: dir.to_path_buf(),
                     reason: "--checkout must be a new or empty directory",
                 });
             }
-            let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
+            let mut rd = std::fs::read_dir(dir).map_err(|source| DirectoryError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
             if rd.next().is_some() {
-                return Err(EngineError::BadDirectory {
+                return Err(DirectoryError::BadDirectory {
                     dir: dir.to_path_buf(),
                     reason: "--checkout directory is not empty",
                 });
