@@ -6,7 +6,7 @@
 //! error, so store corruption is [`ErrorKind::Io`] (exit 4) wherever it is found.
 
 use crate::diff::DiffError;
-use crate::engine::{ApplyError, EngineError, SessionAccessError, VerifyError};
+use crate::engine::{ApplyError, EngineError, PatchSessionError, SessionAccessError, VerifyError};
 use crate::events::EventKind;
 use crate::journal::JournalError;
 use crate::manifest::ManifestError;
@@ -279,6 +279,33 @@ impl VerifyError {
             | VerifyError::Interrupted(_)
             | VerifyError::Materialize(_)
             | VerifyError::Io { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl PatchSessionError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        use PatchSessionError as P;
+        match self {
+            P::Store(s) => s.kind(),
+            P::Session(s) => s.kind(),
+            P::Manifest(m) => m.kind(),
+            P::Snapshot(s) => s.kind(),
+            P::Diff(d) => d.kind(),
+            P::Verify(v) => v.kind(),
+            P::NotOpen { .. } => ErrorKind::State,
+            P::TooManyPatches { .. }
+            | P::PatchInputMismatch { .. }
+            | P::Patch(_)
+            | P::Unsafe { .. }
+            | P::LeftOut { .. }
+            | P::PathLimit(_)
+            | P::DirNotReproduced { .. }
+            | P::FileUnderFile { .. }
+            | P::OverLimit { .. }
+            | P::SnapshotDocument(_) => ErrorKind::BadInput,
+            P::StateWithoutManifest { .. } | P::Ingest { .. } => ErrorKind::Io,
         }
     }
 }

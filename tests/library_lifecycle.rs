@@ -6,7 +6,7 @@ use std::path::Path;
 
 use genesis::engine::{
     AbortOptions, ApplyError, ApplyOptions, ConflictKind, Engine, EngineError, NoObserver,
-    OpenOptions, PatchInput, RestoreOptions, VerifyOptions,
+    OpenOptions, PatchInput, PatchSessionError, RestoreOptions, VerifyOptions,
 };
 use genesis::session::{SessionId, Status};
 use genesis::{ErrorKind, Workspace};
@@ -91,7 +91,7 @@ fn open_patch_verify_apply_writes_the_recorded_bytes() {
     );
     // An applied session cannot be changed again.
     match e.patch(&id, PatchInput::Diff(EDIT), None, &mut NoObserver) {
-        Err(EngineError::NotOpen { id: got, status }) => {
+        Err(PatchSessionError::NotOpen { id: got, status }) => {
             assert_eq!(got, id);
             assert_eq!(status, Status::Applied);
         }
@@ -166,7 +166,7 @@ fn a_bad_hunk_is_a_patch_error_and_records_nothing() {
     let err = e
         .patch(&id, PatchInput::Diff(stale), None, &mut NoObserver)
         .unwrap_err();
-    assert!(matches!(err, EngineError::Patch(_)), "{err:?}");
+    assert!(matches!(err, PatchSessionError::Patch(_)), "{err:?}");
     assert_eq!(err.kind(), ErrorKind::BadInput);
     assert!(err.to_string().contains("a.txt"), "{err}");
     let after = e.status(&id).unwrap().0;

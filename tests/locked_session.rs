@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use genesis::Workspace;
 use genesis::engine::{
-    Engine, EngineError, NoObserver, Observer, OpenOptions, PatchInput, VerifyError, VerifyOptions,
+    Engine, EngineError, NoObserver, Observer, OpenOptions, PatchInput, PatchSessionError,
+    VerifyError, VerifyOptions,
 };
 use genesis::events::EventKind;
 use genesis::session::{SessionId, Status};
@@ -78,7 +79,7 @@ fn dropped_guard_writes_nothing_and_frees_the_lock() {
             .patch("s1", PatchInput::Diff(EDIT), None, &mut NoObserver)
             .expect_err("locked");
         assert!(
-            matches!(err, EngineError::Store(StoreError::Locked { .. })),
+            matches!(err, PatchSessionError::Store(StoreError::Locked { .. })),
             "{err:?}"
         );
     }
@@ -98,7 +99,7 @@ fn failed_operation_leaves_both_files_and_the_lock() {
     let err = e
         .patch("s1", PatchInput::Diff(bad), None, &mut NoObserver)
         .expect_err("context does not match");
-    assert!(matches!(err, EngineError::Patch { .. }), "{err:?}");
+    assert!(matches!(err, PatchSessionError::Patch { .. }), "{err:?}");
     assert_eq!(bytes(&e, "s1"), before);
     drop(
         e.lock_session("s1")

@@ -139,7 +139,11 @@ macro_rules! through_engine_error {
     )*};
 }
 
-through_engine_error!(crate::engine::ApplyError, crate::engine::VerifyError);
+through_engine_error!(
+    crate::engine::ApplyError,
+    crate::engine::VerifyError,
+    crate::engine::PatchSessionError
+);
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> BptError + '_ {
     move |source| BptError::Io {

@@ -77,6 +77,7 @@ by_kind!(
     EngineError,
     genesis::engine::ApplyError,
     genesis::engine::VerifyError,
+    genesis::engine::PatchSessionError,
     JournalError
 );
 

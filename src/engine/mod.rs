@@ -47,7 +47,7 @@ pub use error::{ConflictKind, DirectoryError, EngineError, PathConflict, Session
 pub(crate) use error::{from_directory_error, from_session_access};
 pub use locked::LockedSession;
 pub use open::{OpenOptions, OpenOutcome};
-pub use patch::{PatchInput, PatchOutcome};
+pub use patch::{PatchInput, PatchOutcome, PatchSessionError};
 pub use recover::{RecoverOptions, RecoverOutcome};
 pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep};
 pub use verify::{VerifyError, VerifyOptions, VerifyOutcome};
