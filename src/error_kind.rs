@@ -6,7 +6,9 @@
 //! error, so store corruption is [`ErrorKind::Io`] (exit 4) wherever it is found.
 
 use crate::diff::DiffError;
-use crate::engine::{ApplyError, EngineError, PatchSessionError, SessionAccessError, VerifyError};
+use crate::engine::{
+    ApplyError, EngineError, OpenError, PatchSessionError, SessionAccessError, VerifyError,
+};
 use crate::events::EventKind;
 use crate::journal::JournalError;
 use crate::manifest::ManifestError;
@@ -306,6 +308,26 @@ impl PatchSessionError {
             | P::OverLimit { .. }
             | P::SnapshotDocument(_) => ErrorKind::BadInput,
             P::StateWithoutManifest { .. } | P::Ingest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl OpenError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            OpenError::Store(s) => s.kind(),
+            OpenError::Session(s) => s.kind(),
+            OpenError::Manifest(m) => m.kind(),
+            OpenError::Snapshot(s) => s.kind(),
+            OpenError::CheckoutInPlace
+            | OpenError::ManifestNotInSnapshot { .. }
+            | OpenError::NotApart { .. }
+            | OpenError::BadDirectory { .. }
+            | OpenError::CheckoutPathLimit { .. } => ErrorKind::BadInput,
+            OpenError::Ingest { .. } | OpenError::Materialize(_) | OpenError::Io { .. } => {
+                ErrorKind::Io
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use genesis::engine::{
-    AbortOptions, ApplyError, ApplyOptions, ConflictKind, Engine, EngineError, NoObserver,
+    AbortOptions, ApplyError, ApplyOptions, ConflictKind, Engine, NoObserver, OpenError,
     OpenOptions, PatchInput, PatchSessionError, RestoreOptions, VerifyOptions,
 };
 use genesis::session::{SessionId, Status};
@@ -234,7 +234,7 @@ fn a_second_session_with_the_same_id_is_refused() {
     assert!(
         matches!(
             err,
-            EngineError::Session(genesis::session::SessionError::Exists(_))
+            OpenError::Session(genesis::session::SessionError::Exists(_))
         ),
         "{err:?}"
     );

@@ -142,7 +142,8 @@ macro_rules! through_engine_error {
 through_engine_error!(
     crate::engine::ApplyError,
     crate::engine::VerifyError,
-    crate::engine::PatchSessionError
+    crate::engine::PatchSessionError,
+    crate::engine::OpenError
 );
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> BptError + '_ {

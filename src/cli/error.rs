@@ -78,6 +78,7 @@ by_kind!(
     genesis::engine::ApplyError,
     genesis::engine::VerifyError,
     genesis::engine::PatchSessionError,
+    genesis::engine::OpenError,
     JournalError
 );
 

@@ -46,7 +46,7 @@ pub use apply::{ApplyError, ApplyOptions, ApplyOutcome};
 pub use error::{ConflictKind, DirectoryError, EngineError, PathConflict, SessionAccessError};
 pub(crate) use error::{from_directory_error, from_session_access};
 pub use locked::LockedSession;
-pub use open::{OpenOptions, OpenOutcome};
+pub use open::{OpenError, OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome, PatchSessionError};
 pub use recover::{RecoverOptions, RecoverOutcome};
 pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep};
