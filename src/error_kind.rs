@@ -7,7 +7,8 @@
 
 use crate::diff::DiffError;
 use crate::engine::{
-    ApplyError, EngineError, OpenError, PatchSessionError, SessionAccessError, VerifyError,
+    AbortError, ApplyError, EngineError, OpenError, PatchSessionError, SessionAccessError,
+    VerifyError,
 };
 use crate::events::EventKind;
 use crate::journal::JournalError;
@@ -328,6 +329,25 @@ impl OpenError {
             OpenError::Ingest { .. } | OpenError::Materialize(_) | OpenError::Io { .. } => {
                 ErrorKind::Io
             }
+        }
+    }
+}
+
+impl AbortError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            AbortError::Store(s) => s.kind(),
+            AbortError::Session(s) => s.kind(),
+            AbortError::Manifest(m) => m.kind(),
+            AbortError::Snapshot(s) => s.kind(),
+            AbortError::Journal(j) => j.kind(),
+            AbortError::NotOpen { .. } => ErrorKind::State,
+            AbortError::Conflict { .. } => ErrorKind::Conflict,
+            AbortError::Unsafe { .. } => ErrorKind::BadInput,
+            AbortError::StateWithoutManifest { .. }
+            | AbortError::Ingest { .. }
+            | AbortError::Io { .. } => ErrorKind::Io,
         }
     }
 }

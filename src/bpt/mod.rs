@@ -143,7 +143,8 @@ through_engine_error!(
     crate::engine::ApplyError,
     crate::engine::VerifyError,
     crate::engine::PatchSessionError,
-    crate::engine::OpenError
+    crate::engine::OpenError,
+    crate::engine::AbortError
 );
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> BptError + '_ {

@@ -79,6 +79,7 @@ by_kind!(
     genesis::engine::VerifyError,
     genesis::engine::PatchSessionError,
     genesis::engine::OpenError,
+    genesis::engine::AbortError,
     JournalError
 );
 

@@ -40,7 +40,8 @@ mod replay;
 mod verify;
 
 pub use abort::{
-    AbortAction, AbortOptions, AbortOutcome, AbortStep, KeptPath, RestoreOptions, RestoreOutcome,
+    AbortAction, AbortError, AbortOptions, AbortOutcome, AbortStep, KeptPath, RestoreOptions,
+    RestoreOutcome,
 };
 pub use apply::{ApplyError, ApplyOptions, ApplyOutcome};
 pub use error::{ConflictKind, DirectoryError, EngineError, PathConflict, SessionAccessError};

@@ -10,10 +10,10 @@ use super::*;
 /// Removes `members` (files in the checkout `dir`), then every directory left empty, deepest
 /// first, the checkout itself included. Returns whether `dir` is still there (it holds files
 /// the snapshot rules leave out).
-fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, EngineError> {
+fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, AbortError> {
     for m in members {
         crate::fault::point(&format!("unlink {}", m.display())).map_err(|source| {
-            EngineError::Io {
+            AbortError::Io {
                 path: m.clone(),
                 source,
             }
@@ -22,7 +22,7 @@ fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, Engine
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => {
-                return Err(EngineError::Io {
+                return Err(AbortError::Io {
                     path: m.clone(),
                     source,
                 });
@@ -49,7 +49,7 @@ impl Engine {
         &self,
         id: &str,
         dir: &Path,
-    ) -> Result<Option<String>, EngineError> {
+    ) -> Result<Option<String>, AbortError> {
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let want = canon(dir);
         for other in session::list(self.store())? {
@@ -75,11 +75,11 @@ impl Engine {
         &self,
         session: &Session,
         state: &SessionState,
-    ) -> Result<Option<PathBuf>, EngineError> {
+    ) -> Result<Option<PathBuf>, AbortError> {
         Ok(match state.checkout.clone() {
             Some(d) => match std::fs::symlink_metadata(&d) {
                 Ok(md) if md.file_type().is_symlink() || !md.is_dir() => {
-                    return Err(EngineError::Conflict {
+                    return Err(AbortError::Conflict {
                         id: session.session.to_string(),
                         conflicts: vec![PathConflict::new(
                             d.display().to_string(),
@@ -89,7 +89,7 @@ impl Engine {
                 }
                 Ok(_) => match self.open_session_with_checkout(session.session.as_str(), &d)? {
                     Some(other) => {
-                        return Err(EngineError::Conflict {
+                        return Err(AbortError::Conflict {
                             id: session.session.to_string(),
                             conflicts: vec![PathConflict::new(
                                 d.display().to_string(),
@@ -113,7 +113,7 @@ impl Engine {
         &self,
         session: &Session,
         state: &SessionState,
-    ) -> Result<Option<AbortOutcome>, EngineError> {
+    ) -> Result<Option<AbortOutcome>, AbortError> {
         let (Some(dir), Some(saved)) = (state.checkout.clone(), state.saved.as_ref()) else {
             return Ok(None);
         };
@@ -188,7 +188,7 @@ impl Engine {
         &self,
         mut guard: LockedSession<'_>,
         opts: &AbortOptions,
-    ) -> Result<AbortOutcome, EngineError> {
+    ) -> Result<AbortOutcome, AbortError> {
         let (session, state) = (guard.session(), guard.state());
         let mut steps = Vec::new();
         let mut saved = Vec::new();
