@@ -1,9 +1,16 @@
 //! The session lifecycle (DESIGN section 4): `open` → any number of `patch` → `verify` →
 //! `apply` | `abort`, plus `status` and `replay`.
 //!
-//! Every operation takes the store lock while it reads and writes session state (`verify`
-//! releases it while obligations run and re-checks afterwards), so two processes never
-//! corrupt a session. Every session document written is valid against 004 `#/$defs/session`.
+//! Every operation that changes a session holds a [`LockedSession`] (the store lock plus the
+//! loaded document and state) from reading it to writing it; `verify` drops its guard while
+//! obligations run and commits under a new one, refused when the session moved. So two
+//! processes never corrupt a session. Every session document written is valid against 004
+//! `#/$defs/session`.
+//!
+//! Each operation has its own `Options` (a safe `Default`) and `Outcome`; `open`, `patch`,
+//! `verify`, `apply` and `abort` also their own error type ([`OpenError`],
+//! [`PatchSessionError`], [`VerifyError`], [`ApplyError`], [`AbortError`]), each converting
+//! into [`EngineError`] with the same kind (DESIGN section 7).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
