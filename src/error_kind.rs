@@ -375,6 +375,134 @@ mod tests {
     }
 
     #[test]
+    fn each_operation_error_has_the_kind_of_the_engine_error_it_becomes() {
+        use crate::engine::{PathConflict, SessionAccessError as A};
+        use crate::hash::Digest;
+        use crate::session::Status;
+        fn same<E: Into<EngineError>>(e: E, kind: ErrorKind, op: ErrorKind) {
+            assert_eq!(op, kind);
+            assert_eq!(e.into().kind(), kind);
+        }
+        let id = || "s".to_owned();
+        let path = || std::path::PathBuf::from("p");
+        let io = || std::io::Error::other("x");
+        let not_open = || A::NotOpen {
+            id: id(),
+            status: Status::Applied,
+        };
+        let no_manifest = || A::StateWithoutManifest {
+            id: id(),
+            path: path(),
+        };
+        let moved = || VerifyError::SessionMoved {
+            id: id(),
+            verified: Digest::EMPTY,
+            now: Digest::EMPTY,
+        };
+        let conflict = || vec![PathConflict::new("a", crate::engine::ConflictKind::Missing)];
+        macro_rules! check {
+            ($kind:expr, $($e:expr),+ $(,)?) => {$({
+                let e = $e;
+                let k = e.kind();
+                same(e, $kind, k);
+            })+};
+        }
+        check!(
+            ErrorKind::State,
+            ApplyError::from(not_open()),
+            VerifyError::from(not_open()),
+            PatchSessionError::from(not_open()),
+            AbortError::from(not_open()),
+            ApplyError::NotVerified {
+                id: id(),
+                reason: "r".into()
+            },
+        );
+        check!(
+            ErrorKind::Io,
+            ApplyError::from(no_manifest()),
+            VerifyError::from(no_manifest()),
+            PatchSessionError::from(no_manifest()),
+            AbortError::from(no_manifest()),
+            VerifyError::Interrupted("o".into()),
+            VerifyError::Io {
+                path: path(),
+                source: io()
+            },
+            OpenError::Io {
+                path: path(),
+                source: io()
+            },
+            AbortError::Io {
+                path: path(),
+                source: io()
+            },
+        );
+        check!(
+            ErrorKind::Moved,
+            moved(),
+            PatchSessionError::Verify(moved()),
+        );
+        check!(
+            ErrorKind::Conflict,
+            ApplyError::Conflict {
+                id: id(),
+                conflicts: conflict()
+            },
+            AbortError::Conflict {
+                id: id(),
+                conflicts: conflict()
+            },
+        );
+        check!(
+            ErrorKind::BadInput,
+            ApplyError::Unsafe {
+                path: "p".into(),
+                reason: "r".into()
+            },
+            AbortError::Unsafe {
+                path: "p".into(),
+                reason: "r".into()
+            },
+            PatchSessionError::Unsafe {
+                path: "p".into(),
+                reason: "r".into()
+            },
+            PatchSessionError::TooManyPatches { id: id(), limit: 1 },
+            PatchSessionError::PatchInputMismatch {
+                id: id(),
+                in_place: true
+            },
+            PatchSessionError::LeftOut { paths: Vec::new() },
+            PatchSessionError::FileUnderFile {
+                parent: "a".into(),
+                path: "a/b".into()
+            },
+            PatchSessionError::OverLimit {
+                what: "files",
+                limit: 1,
+                actual: 2
+            },
+            PatchSessionError::DirNotReproduced {
+                dir: path(),
+                written: Digest::EMPTY,
+                expected: Digest::EMPTY,
+            },
+            OpenError::CheckoutInPlace,
+            OpenError::from(crate::engine::DirectoryError::BadDirectory {
+                dir: path(),
+                reason: "r"
+            }),
+            VerifyError::from(crate::engine::DirectoryError::NotApart {
+                dir: path(),
+                option: "--workdir",
+                workspace: path(),
+                store: path(),
+            }),
+        );
+    }
+
+    #[test]
     fn store_corruption_is_io_wherever_it_is_nested() {
         let corrupt = || StoreError::Corrupt {
             path: "objects/ab/cd".into(),
