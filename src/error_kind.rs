@@ -374,15 +374,26 @@ mod tests {
         }
     }
 
+    /// `op` (the operation error's kind) and the kind of the `EngineError` it becomes are
+    /// both `kind`.
+    fn same<E: Into<EngineError>>(e: E, kind: ErrorKind, op: ErrorKind) {
+        assert_eq!(op, kind);
+        assert_eq!(e.into().kind(), kind);
+    }
+
+    macro_rules! check {
+        ($kind:expr, $($e:expr),+ $(,)?) => {$({
+            let e = $e;
+            let k = e.kind();
+            same(e, $kind, k);
+        })+};
+    }
+
     #[test]
     fn each_operation_error_has_the_kind_of_the_engine_error_it_becomes() {
         use crate::engine::{PathConflict, SessionAccessError as A};
         use crate::hash::Digest;
         use crate::session::Status;
-        fn same<E: Into<EngineError>>(e: E, kind: ErrorKind, op: ErrorKind) {
-            assert_eq!(op, kind);
-            assert_eq!(e.into().kind(), kind);
-        }
         let id = || "s".to_owned();
         let path = || std::path::PathBuf::from("p");
         let io = || std::io::Error::other("x");
@@ -400,13 +411,6 @@ mod tests {
             now: Digest::EMPTY,
         };
         let conflict = || vec![PathConflict::new("a", crate::engine::ConflictKind::Missing)];
-        macro_rules! check {
-            ($kind:expr, $($e:expr),+ $(,)?) => {$({
-                let e = $e;
-                let k = e.kind();
-                same(e, $kind, k);
-            })+};
-        }
         check!(
             ErrorKind::State,
             ApplyError::from(not_open()),
@@ -454,6 +458,13 @@ mod tests {
                 conflicts: conflict()
             },
         );
+    }
+
+    #[test]
+    fn each_operation_refusal_of_input_is_bad_input_before_and_after_conversion() {
+        use crate::hash::Digest;
+        let path = || std::path::PathBuf::from("p");
+        let id = || "s".to_owned();
         check!(
             ErrorKind::BadInput,
             ApplyError::Unsafe {
