@@ -6,7 +6,10 @@
 //! error, so store corruption is [`ErrorKind::Io`] (exit 4) wherever it is found.
 
 use crate::diff::DiffError;
-use crate::engine::EngineError;
+use crate::engine::{
+    AbortError, ApplyError, EngineError, OpenError, PatchSessionError, SessionAccessError,
+    VerifyError,
+};
 use crate::events::EventKind;
 use crate::journal::JournalError;
 use crate::manifest::ManifestError;
@@ -234,6 +237,124 @@ impl EngineError {
     }
 }
 
+impl SessionAccessError {
+    /// See [`ErrorKind`].
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SessionAccessError::Store(s) => s.kind(),
+            SessionAccessError::Session(s) => s.kind(),
+            SessionAccessError::Manifest(m) => m.kind(),
+            SessionAccessError::NotOpen { .. } => ErrorKind::State,
+            SessionAccessError::StateWithoutManifest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl ApplyError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ApplyError::Store(s) => s.kind(),
+            ApplyError::Session(s) => s.kind(),
+            ApplyError::Manifest(m) => m.kind(),
+            ApplyError::Snapshot(s) => s.kind(),
+            ApplyError::Journal(j) => j.kind(),
+            ApplyError::Unsafe { .. } => ErrorKind::BadInput,
+            ApplyError::NotOpen { .. } | ApplyError::NotVerified { .. } => ErrorKind::State,
+            ApplyError::Conflict { .. } => ErrorKind::Conflict,
+            ApplyError::StateWithoutManifest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl VerifyError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            VerifyError::Store(s) => s.kind(),
+            VerifyError::Session(s) => s.kind(),
+            VerifyError::Manifest(m) => m.kind(),
+            VerifyError::Snapshot(s) => s.kind(),
+            VerifyError::Diff(d) => d.kind(),
+            VerifyError::NotOpen { .. } => ErrorKind::State,
+            VerifyError::SessionMoved { .. } => ErrorKind::Moved,
+            VerifyError::VerifyPathLimit { .. }
+            | VerifyError::NotApart { .. }
+            | VerifyError::BadDirectory { .. } => ErrorKind::BadInput,
+            VerifyError::StateWithoutManifest { .. }
+            | VerifyError::Interrupted(_)
+            | VerifyError::Materialize(_)
+            | VerifyError::Io { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl PatchSessionError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        use PatchSessionError as P;
+        match self {
+            P::Store(s) => s.kind(),
+            P::Session(s) => s.kind(),
+            P::Manifest(m) => m.kind(),
+            P::Snapshot(s) => s.kind(),
+            P::Diff(d) => d.kind(),
+            P::Verify(v) => v.kind(),
+            P::NotOpen { .. } => ErrorKind::State,
+            P::TooManyPatches { .. }
+            | P::PatchInputMismatch { .. }
+            | P::Patch(_)
+            | P::Unsafe { .. }
+            | P::LeftOut { .. }
+            | P::PathLimit(_)
+            | P::DirNotReproduced { .. }
+            | P::FileUnderFile { .. }
+            | P::OverLimit { .. }
+            | P::SnapshotDocument(_) => ErrorKind::BadInput,
+            P::StateWithoutManifest { .. } | P::Ingest { .. } => ErrorKind::Io,
+        }
+    }
+}
+
+impl OpenError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            OpenError::Store(s) => s.kind(),
+            OpenError::Session(s) => s.kind(),
+            OpenError::Manifest(m) => m.kind(),
+            OpenError::Snapshot(s) => s.kind(),
+            OpenError::CheckoutInPlace
+            | OpenError::ManifestNotInSnapshot { .. }
+            | OpenError::NotApart { .. }
+            | OpenError::BadDirectory { .. }
+            | OpenError::CheckoutPathLimit { .. } => ErrorKind::BadInput,
+            OpenError::Ingest { .. } | OpenError::Materialize(_) | OpenError::Io { .. } => {
+                ErrorKind::Io
+            }
+        }
+    }
+}
+
+impl AbortError {
+    /// See [`ErrorKind`]; the same kind as the [`EngineError`] it converts into.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            AbortError::Store(s) => s.kind(),
+            AbortError::Session(s) => s.kind(),
+            AbortError::Manifest(m) => m.kind(),
+            AbortError::Snapshot(s) => s.kind(),
+            AbortError::Journal(j) => j.kind(),
+            AbortError::NotOpen { .. } => ErrorKind::State,
+            AbortError::Conflict { .. } => ErrorKind::Conflict,
+            AbortError::Unsafe { .. } => ErrorKind::BadInput,
+            AbortError::StateWithoutManifest { .. }
+            | AbortError::Ingest { .. }
+            | AbortError::Io { .. } => ErrorKind::Io,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +375,145 @@ mod tests {
                 (code, event, retry)
             );
         }
+    }
+
+    /// `op` (the operation error's kind) and the kind of the `EngineError` it becomes are
+    /// both `kind`.
+    fn same<E: Into<EngineError>>(e: E, kind: ErrorKind, op: ErrorKind) {
+        assert_eq!(op, kind);
+        assert_eq!(e.into().kind(), kind);
+    }
+
+    macro_rules! check {
+        ($kind:expr, $($e:expr),+ $(,)?) => {$({
+            let e = $e;
+            let k = e.kind();
+            same(e, $kind, k);
+        })+};
+    }
+
+    #[test]
+    fn each_operation_error_has_the_kind_of_the_engine_error_it_becomes() {
+        use crate::engine::{PathConflict, SessionAccessError as A};
+        use crate::hash::Digest;
+        use crate::session::Status;
+        let id = || "s".to_owned();
+        let path = || std::path::PathBuf::from("p");
+        let io = || std::io::Error::other("x");
+        let not_open = || A::NotOpen {
+            id: id(),
+            status: Status::Applied,
+        };
+        let no_manifest = || A::StateWithoutManifest {
+            id: id(),
+            path: path(),
+        };
+        let moved = || VerifyError::SessionMoved {
+            id: id(),
+            verified: Digest::EMPTY,
+            now: Digest::EMPTY,
+        };
+        let conflict = || vec![PathConflict::new("a", crate::engine::ConflictKind::Missing)];
+        check!(
+            ErrorKind::State,
+            ApplyError::from(not_open()),
+            VerifyError::from(not_open()),
+            PatchSessionError::from(not_open()),
+            AbortError::from(not_open()),
+            ApplyError::NotVerified {
+                id: id(),
+                reason: "r".into()
+            },
+        );
+        check!(
+            ErrorKind::Io,
+            ApplyError::from(no_manifest()),
+            VerifyError::from(no_manifest()),
+            PatchSessionError::from(no_manifest()),
+            AbortError::from(no_manifest()),
+            VerifyError::Interrupted("o".into()),
+            VerifyError::Io {
+                path: path(),
+                source: io()
+            },
+            OpenError::Io {
+                path: path(),
+                source: io()
+            },
+            AbortError::Io {
+                path: path(),
+                source: io()
+            },
+        );
+        check!(
+            ErrorKind::Moved,
+            moved(),
+            PatchSessionError::Verify(moved()),
+        );
+        check!(
+            ErrorKind::Conflict,
+            ApplyError::Conflict {
+                id: id(),
+                conflicts: conflict()
+            },
+            AbortError::Conflict {
+                id: id(),
+                conflicts: conflict()
+            },
+        );
+    }
+
+    #[test]
+    fn each_operation_refusal_of_input_is_bad_input_before_and_after_conversion() {
+        use crate::hash::Digest;
+        let path = || std::path::PathBuf::from("p");
+        let id = || "s".to_owned();
+        check!(
+            ErrorKind::BadInput,
+            ApplyError::Unsafe {
+                path: "p".into(),
+                reason: "r".into()
+            },
+            AbortError::Unsafe {
+                path: "p".into(),
+                reason: "r".into()
+            },
+            PatchSessionError::Unsafe {
+                path: "p".into(),
+                reason: "r".into()
+            },
+            PatchSessionError::TooManyPatches { id: id(), limit: 1 },
+            PatchSessionError::PatchInputMismatch {
+                id: id(),
+                in_place: true
+            },
+            PatchSessionError::LeftOut { paths: Vec::new() },
+            PatchSessionError::FileUnderFile {
+                parent: "a".into(),
+                path: "a/b".into()
+            },
+            PatchSessionError::OverLimit {
+                what: "files",
+                limit: 1,
+                actual: 2
+            },
+            PatchSessionError::DirNotReproduced {
+                dir: path(),
+                written: Digest::EMPTY,
+                expected: Digest::EMPTY,
+            },
+            OpenError::CheckoutInPlace,
+            OpenError::from(crate::engine::DirectoryError::BadDirectory {
+                dir: path(),
+                reason: "r"
+            }),
+            VerifyError::from(crate::engine::DirectoryError::NotApart {
+                dir: path(),
+                option: "--workdir",
+                workspace: path(),
+                store: path(),
+            }),
+        );
     }
 
     #[test]

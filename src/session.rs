@@ -9,7 +9,8 @@
 //!                           passed through, the manifest, the checkout directory, logs
 //! ```
 //!
-//! Both are rewritten atomically (temp file, fsync, rename) on every change, the state first.
+//! Both are rewritten atomically (temp file, fsync, rename) on every change, the state first;
+//! the document's rename commits the pair (see [`save`]).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -423,6 +424,15 @@ pub fn load(store: &Store, id: &str) -> Result<(Session, SessionState), SessionE
             ));
         }
     }
+    // A state ahead of its document: `save` wrote the state and stopped (a crash, or a
+    // reader between the two renames) before the document's rename, which is the commit
+    // point. The snapshots past the document's chain belong to a patch that was never
+    // recorded; they are dropped here, and with them the change is gone (DESIGN section 4,
+    // "Locked sessions").
+    let mut state = state;
+    if state.snapshots.len() > session.patches.len() + 1 {
+        state.snapshots.truncate(session.patches.len() + 1);
+    }
     let chain_ok = state.snapshots.len() == session.patches.len() + 1
         && state.snapshots[0].identity == session.base_snapshot
         && state.snapshots.last().map(|s| s.identity) == Some(session.current_snapshot)
@@ -439,7 +449,13 @@ pub fn load(store: &Store, id: &str) -> Result<(Session, SessionState), SessionE
     Ok((session, state))
 }
 
-/// Writes a session's state and document atomically (state first).
+/// Writes a session's state, then its document, each atomically (temp file, fsync, rename).
+///
+/// The pair is committed by the document's rename: the state is written first, so a crash
+/// (or a reader) between the two renames sees the new state with the previous document, and
+/// [`load`] reads that as the previous session (snapshots past the document's chain are
+/// dropped; the other state fields are advisory). The reverse order would leave a document
+/// whose snapshots' executable bits are nowhere. DESIGN section 4, "Locked sessions".
 ///
 /// # Errors
 /// [`SessionError::Store`] on file-system failure.

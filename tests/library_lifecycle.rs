@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use genesis::engine::{
-    AbortOptions, ApplyOptions, ConflictKind, Engine, EngineError, NoObserver, OpenOptions,
-    PatchInput, RestoreOptions, VerifyOptions,
+    AbortOptions, ApplyError, ApplyOptions, ConflictKind, Engine, NoObserver, OpenError,
+    OpenOptions, PatchInput, PatchSessionError, RestoreOptions, VerifyOptions,
 };
 use genesis::session::{SessionId, Status};
 use genesis::{ErrorKind, Workspace};
@@ -91,7 +91,7 @@ fn open_patch_verify_apply_writes_the_recorded_bytes() {
     );
     // An applied session cannot be changed again.
     match e.patch(&id, PatchInput::Diff(EDIT), None, &mut NoObserver) {
-        Err(EngineError::NotOpen { id: got, status }) => {
+        Err(PatchSessionError::NotOpen { id: got, status }) => {
             assert_eq!(got, id);
             assert_eq!(status, Status::Applied);
         }
@@ -110,7 +110,7 @@ fn apply_without_a_passing_verification_is_refused_and_writes_nothing() {
     let err = e
         .apply(&id, &ApplyOptions::default(), &mut NoObserver)
         .unwrap_err();
-    assert!(matches!(err, EngineError::NotVerified { .. }), "{err:?}");
+    assert!(matches!(err, ApplyError::NotVerified { .. }), "{err:?}");
     assert_eq!(err.kind(), ErrorKind::State);
 
     // The obligation fails on the patched tree: still not appliable.
@@ -122,7 +122,7 @@ fn apply_without_a_passing_verification_is_refused_and_writes_nothing() {
     let err = e
         .apply(&id, &ApplyOptions::default(), &mut NoObserver)
         .unwrap_err();
-    assert!(matches!(err, EngineError::NotVerified { .. }), "{err:?}");
+    assert!(matches!(err, ApplyError::NotVerified { .. }), "{err:?}");
     assert_eq!(std::fs::read(d.path().join("a.txt")).unwrap(), b"hello\n");
 }
 
@@ -137,7 +137,7 @@ fn a_workspace_edited_under_the_session_is_a_conflict_naming_the_path() {
         .expect("verify");
     std::fs::write(d.path().join("a.txt"), b"hello from the user\n").unwrap();
     match e.apply(&id, &ApplyOptions::default(), &mut NoObserver) {
-        Err(EngineError::Conflict { id: got, conflicts }) => {
+        Err(ApplyError::Conflict { id: got, conflicts }) => {
             assert_eq!(got, id);
             assert_eq!(conflicts.len(), 1);
             assert_eq!(conflicts[0].path, "a.txt");
@@ -166,7 +166,7 @@ fn a_bad_hunk_is_a_patch_error_and_records_nothing() {
     let err = e
         .patch(&id, PatchInput::Diff(stale), None, &mut NoObserver)
         .unwrap_err();
-    assert!(matches!(err, EngineError::Patch(_)), "{err:?}");
+    assert!(matches!(err, PatchSessionError::Patch(_)), "{err:?}");
     assert_eq!(err.kind(), ErrorKind::BadInput);
     assert!(err.to_string().contains("a.txt"), "{err}");
     let after = e.status(&id).unwrap().0;
@@ -234,7 +234,7 @@ fn a_second_session_with_the_same_id_is_refused() {
     assert!(
         matches!(
             err,
-            EngineError::Session(genesis::session::SessionError::Exists(_))
+            OpenError::Session(genesis::session::SessionError::Exists(_))
         ),
         "{err:?}"
     );

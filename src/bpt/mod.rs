@@ -127,6 +127,26 @@ pub enum BptError {
     },
 }
 
+/// `From<E> for BptError` for each operation's error, through the [`EngineError`] variant of
+/// the same name (its kind is the same: see [`crate::ErrorKind`]).
+macro_rules! through_engine_error {
+    ($($t:ty),*) => {$(
+        impl From<$t> for BptError {
+            fn from(e: $t) -> Self {
+                BptError::Engine(e.into())
+            }
+        }
+    )*};
+}
+
+through_engine_error!(
+    crate::engine::ApplyError,
+    crate::engine::VerifyError,
+    crate::engine::PatchSessionError,
+    crate::engine::OpenError,
+    crate::engine::AbortError
+);
+
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> BptError + '_ {
     move |source| BptError::Io {
         path: path.to_path_buf(),

@@ -24,9 +24,9 @@ pub struct Args {
 fn with_rebase_hint(
     engine: &genesis::engine::Engine,
     id: &str,
-    e: genesis::engine::EngineError,
+    e: genesis::engine::ApplyError,
 ) -> CliError {
-    let conflict = matches!(e, genesis::engine::EngineError::Conflict { .. });
+    let conflict = matches!(e, genesis::engine::ApplyError::Conflict { .. });
     let mut err = CliError::from(e);
     if conflict && engine.status(id).is_ok_and(|(_, st)| !st.in_place) {
         err.message.push_str(&format!(

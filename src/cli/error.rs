@@ -75,6 +75,11 @@ by_kind!(
     ManifestError,
     SessionError,
     EngineError,
+    genesis::engine::ApplyError,
+    genesis::engine::VerifyError,
+    genesis::engine::PatchSessionError,
+    genesis::engine::OpenError,
+    genesis::engine::AbortError,
     JournalError
 );
 

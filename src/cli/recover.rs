@@ -9,7 +9,7 @@ pub struct Args {}
 /// Finishes every journaled change; exit 0 when none is left.
 pub fn run(ctx: &Context, _args: &Args) -> Result<u8, CliError> {
     let (engine, recovered) = super::engine_recovered(ctx, false)?;
-    let mut out = engine.recover()?;
+    let mut out = engine.recover_with(&genesis::engine::RecoverOptions::default())?;
     let mut finished = recovered.finished;
     finished.append(&mut out.finished);
     let mut rescued = recovered.rescued;

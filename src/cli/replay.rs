@@ -1,6 +1,7 @@
 //! `genesis replay SESSION`: re-derive every `after_snapshot` from the stored patch texts.
 
 use super::{CliError, Context};
+use genesis::engine::ReplayOptions;
 
 /// Arguments of `genesis replay`.
 #[derive(clap::Args, Debug)]
@@ -13,8 +14,9 @@ pub struct Args {
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     let session = super::ids::session(&engine, &args.session)?;
-    let steps = engine.replay(&session)?;
-    let all = steps.iter().all(|s| s.matches());
+    let out = engine.replay(&session, &ReplayOptions::default())?;
+    let all = out.matches();
+    let steps = out.steps;
     if ctx.json {
         let rows: Vec<_> = steps
             .iter()

@@ -289,12 +289,117 @@ pub enum EngineError {
     },
 }
 
-pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EngineError + '_ {
-    move |source| EngineError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+/// What reading a session under the lock and its base manifest can fail with: the part every
+/// operation on an existing session shares ([`Engine::lock_open_session`] and the manifest of
+/// its base). Each operation's error has a variant of the same name for each of these.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionAccessError {
+    /// Store failure, corruption or lock.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Session missing, invalid or duplicate.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The session is applied or aborted.
+    #[error("session {id} is {status}; only an open session can be changed")]
+    NotOpen {
+        /// The session.
+        id: String,
+        /// Its status.
+        status: Status,
+    },
+    /// The base manifest stored for the session is not valid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// The session's engine state names no manifest blob (store corruption, exit 4).
+    #[error("session {id}: the engine state {} records no manifest (store corruption)", .path.display())]
+    StateWithoutManifest {
+        /// The session.
+        id: String,
+        /// Its engine state file (`sessions/<id>.state`).
+        path: PathBuf,
+    },
 }
+
+/// `From<SessionAccessError>` for an operation's error with the same five variants.
+macro_rules! from_session_access {
+    ($($t:ident),*) => {$(
+        impl From<crate::engine::SessionAccessError> for $t {
+            fn from(e: crate::engine::SessionAccessError) -> Self {
+                use crate::engine::SessionAccessError as A;
+                match e {
+                    A::Store(s) => $t::Store(s),
+                    A::Session(s) => $t::Session(s),
+                    A::NotOpen { id, status } => $t::NotOpen { id, status },
+                    A::Manifest(m) => $t::Manifest(m),
+                    A::StateWithoutManifest { id, path } => $t::StateWithoutManifest { id, path },
+                }
+            }
+        }
+    )*};
+}
+pub(crate) use from_session_access;
+
+from_session_access!(EngineError);
+
+/// A directory argument Genesis would write into (`--checkout`, `--workdir`, `restore --to`,
+/// the verify scratch directory's `TMPDIR`) that it cannot use. Each operation's error that
+/// takes such a directory has the three variants of the same name.
+#[derive(Debug, thiserror::Error)]
+pub enum DirectoryError {
+    /// The directory overlaps the workspace or the store ([`crate::path::lies_apart`]).
+    #[error(
+        "{}: {option} must lie outside the workspace {} and the store {} (not inside or above either)",
+        .dir.display(), .workspace.display(), .store.display()
+    )]
+    NotApart {
+        /// The directory as given.
+        dir: PathBuf,
+        /// The option that named it, e.g. `--checkout`.
+        option: &'static str,
+        /// The workspace root, resolved.
+        workspace: PathBuf,
+        /// The store directory, resolved.
+        store: PathBuf,
+    },
+    /// Not what the option needs (not a directory, not empty, not a Genesis workdir).
+    #[error("{}: {reason}", .dir.display())]
+    BadDirectory {
+        /// The directory as given.
+        dir: PathBuf,
+        /// What is wrong, naming the option.
+        reason: &'static str,
+    },
+    /// The directory could not be read.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// `From<DirectoryError>` for an operation's error with the same three variants.
+macro_rules! from_directory_error {
+    ($($t:ident),*) => {$(
+        impl From<crate::engine::DirectoryError> for $t {
+            fn from(e: crate::engine::DirectoryError) -> Self {
+                use crate::engine::DirectoryError as D;
+                match e {
+                    D::NotApart { dir, option, workspace, store } => {
+                        $t::NotApart { dir, option, workspace, store }
+                    }
+                    D::BadDirectory { dir, reason } => $t::BadDirectory { dir, reason },
+                    D::Io { path, source } => $t::Io { path, source },
+                }
+            }
+        }
+    )*};
+}
+pub(crate) use from_directory_error;
+
+from_directory_error!(EngineError);
 
 /// One path in an [`EngineError::Conflict`]: a workspace path (or, for a checkout directory, the
 /// directory) and what is wrong there.

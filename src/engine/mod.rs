@@ -1,18 +1,24 @@
 //! The session lifecycle (DESIGN section 4): `open` → any number of `patch` → `verify` →
 //! `apply` | `abort`, plus `status` and `replay`.
 //!
-//! Every operation takes the store lock while it reads and writes session state (`verify`
-//! releases it while obligations run and re-checks afterwards), so two processes never
-//! corrupt a session. Every session document written is valid against 004 `#/$defs/session`.
+//! Every operation that changes a session holds a [`LockedSession`] (the store lock plus the
+//! loaded document and state) from reading it to writing it; `verify` drops its guard while
+//! obligations run and commits under a new one, refused when the session moved. So two
+//! processes never corrupt a session. Every session document written is valid against 004
+//! `#/$defs/session`.
+//!
+//! Each operation has its own `Options` (a safe `Default`) and `Outcome`; `open`, `patch`,
+//! `verify`, `apply` and `abort` also their own error type ([`OpenError`],
+//! [`PatchSessionError`], [`VerifyError`], [`ApplyError`], [`AbortError`]), each converting
+//! into [`EngineError`] with the same kind (DESIGN section 7).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::diff::{Change, DiffOptions, Tree, changes, write_git_diff};
+use crate::diff::{Change, DiffError, DiffOptions, Tree, changes, write_git_diff};
 use crate::events::EventKind;
 use crate::hash::Digest;
-pub use crate::journal::RecoverOutcome;
 use crate::journal::{FileState, Journal, JournalError, JournalOp};
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
 use crate::materialize::{MaterializeError, MaterializeOptions, materialize};
@@ -33,6 +39,7 @@ use crate::workspace::Workspace;
 mod abort;
 mod apply;
 mod error;
+mod locked;
 mod log;
 mod open;
 mod patch;
@@ -42,17 +49,20 @@ mod replay;
 mod verify;
 
 pub use abort::{
-    AbortAction, AbortOptions, AbortOutcome, AbortStep, KeptPath, RestoreOptions, RestoreOutcome,
+    AbortAction, AbortError, AbortOptions, AbortOutcome, AbortStep, KeptPath, RestoreOptions,
+    RestoreOutcome,
 };
-pub use apply::{ApplyOptions, ApplyOutcome};
-pub(crate) use error::io_err;
-pub use error::{ConflictKind, EngineError, PathConflict};
+pub use apply::{ApplyError, ApplyOptions, ApplyOutcome};
+pub use error::{ConflictKind, DirectoryError, EngineError, PathConflict, SessionAccessError};
+pub(crate) use error::{from_directory_error, from_session_access};
+pub use locked::LockedSession;
+pub use open::{OpenError, OpenOptions, OpenOutcome};
+pub use patch::{PatchInput, PatchOutcome, PatchSessionError};
+pub use recover::{RecoverOptions, RecoverOutcome};
+pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep};
+pub use verify::{VerifyError, VerifyOptions, VerifyOutcome};
 pub use log::{ObligationReport, VerificationLog};
-pub use open::{OpenOptions, OpenOutcome};
-pub use patch::{PatchInput, PatchOutcome};
 pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
-pub use replay::ReplayStep;
-pub use verify::{VerifyOptions, VerifyOutcome};
 
 /// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
 /// `open`, `patch`, `verify`, `apply` and `abort` report their events through it.
@@ -186,8 +196,8 @@ impl Engine {
         &self.workspace
     }
 
-    pub(crate) fn lock(&self) -> Result<StoreLock, EngineError> {
-        Ok(self.store.lock(self.lock_wait)?)
+    pub(crate) fn lock(&self) -> Result<StoreLock, StoreError> {
+        self.store.lock(self.lock_wait)
     }
 
     /// The files git tracks in the workspace (see [`crate::tracked`]), read once per engine.
@@ -196,7 +206,7 @@ impl Engine {
     /// of `patch` uses.
     pub(crate) fn tracked(
         &self,
-    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, EngineError> {
+    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, SnapshotError> {
         if let Some(t) = self.tracked.get() {
             return Ok(t.clone());
         }
@@ -213,7 +223,7 @@ impl Engine {
     pub(crate) fn base_tracked(
         &self,
         state: &SessionState,
-    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, EngineError> {
+    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, SnapshotError> {
         match &state.base_tracked {
             Some(paths) => Ok(std::sync::Arc::new(
                 crate::tracked::TrackedFiles::from_paths(paths.iter().map(|p| p.as_str())),
@@ -225,7 +235,7 @@ impl Engine {
     pub(crate) fn snapshot_options(
         &self,
         manifest: &Manifest,
-    ) -> Result<SnapshotOptions, EngineError> {
+    ) -> Result<SnapshotOptions, SnapshotError> {
         let mut o = SnapshotOptions {
             exclude: manifest.exclude.clone(),
             store_dir: Some(self.workspace.store_dir().to_path_buf()),
@@ -243,20 +253,20 @@ impl Engine {
         &self,
         dir: &Path,
         manifest: &Manifest,
-    ) -> Result<crate::snapshot::SnapshotOutcome, EngineError> {
+    ) -> Result<crate::snapshot::SnapshotOutcome, SnapshotError> {
         let mut opts = self.snapshot_options(manifest)?;
         opts.stat_cache = Some(self.store.stat_cache_path(dir));
-        Ok(snapshot_dir(dir, &opts)?)
+        snapshot_dir(dir, &opts)
     }
 
     pub(crate) fn manifest_of(
         &self,
         state: &SessionState,
         session: &Session,
-    ) -> Result<Manifest, EngineError> {
+    ) -> Result<Manifest, SessionAccessError> {
         let blob = state
             .manifest_blob
-            .ok_or_else(|| EngineError::StateWithoutManifest {
+            .ok_or_else(|| SessionAccessError::StateWithoutManifest {
                 id: session.session.to_string(),
                 path: session::state_path(&self.store, session.session.as_str()),
             })?;
@@ -271,20 +281,9 @@ impl Engine {
         &self,
         identity: &Digest,
         executable: BTreeSet<WorkspacePath>,
-    ) -> Result<Tree, EngineError> {
+    ) -> Result<Tree, StoreError> {
         let (snapshot, _) = self.store.read_snapshot(identity)?;
         Ok(Tree::from_parts(&self.store, snapshot, executable))
-    }
-
-    pub(crate) fn load_open(&self, id: &str) -> Result<(Session, SessionState), EngineError> {
-        let (s, st) = session::load(&self.store, id)?;
-        if s.status != Status::Open {
-            return Err(EngineError::NotOpen {
-                id: id.to_owned(),
-                status: s.status,
-            });
-        }
-        Ok((s, st))
     }
 
     /// The size of the session's change from base to current (reads the changed blobs).
@@ -294,11 +293,11 @@ impl Engine {
     pub fn impact(&self, session: &Session, state: &SessionState) -> Result<Impact, EngineError> {
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
-        self.impact_of(&base, &current)
+        Ok(self.impact_of(&base, &current)?)
     }
 
     /// The size of the change from `base` to `current`.
-    pub(crate) fn impact_of(&self, base: &Tree, current: &Tree) -> Result<Impact, EngineError> {
+    pub(crate) fn impact_of(&self, base: &Tree, current: &Tree) -> Result<Impact, DiffError> {
         let list = changes(base, current);
         let stats = crate::diff::stats(base, current, &list)?;
         Ok(Impact {
@@ -325,10 +324,9 @@ impl Engine {
         id: &str,
         counters: &crate::events::EventCounters,
     ) -> Result<(), EngineError> {
-        let _lock = self.lock()?;
-        let (s, mut state) = session::load(&self.store, id)?;
-        state.events = counters.clone();
-        session::save(&self.store, &s, &state)?;
+        let mut guard = self.lock_session(id)?;
+        guard.state_mut().events = counters.clone();
+        guard.commit()?;
         Ok(())
     }
 

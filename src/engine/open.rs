@@ -32,15 +32,140 @@ pub struct OpenOutcome {
     pub checkout: Option<PathBuf>,
 }
 
+/// Errors of [`Engine::open`]: only what open can return. Each converts into the
+/// [`EngineError`] variant of the same name; [`OpenError::kind`] classifies it.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// Store failure, corruption or lock (another process holds it: retryable).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A session with this id exists already ([`SessionError::Exists`]), or writing it failed.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The manifest is missing (says to run `genesis init` or pass `--manifest`) or invalid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// `--checkout` together with `--in-place`.
+    #[error(
+        "--checkout and --in-place exclude each other: an in-place session edits the workspace itself"
+    )]
+    CheckoutInPlace,
+    /// The manifest is not a member of the workspace snapshot.
+    #[error(
+        "{path}: the manifest is not in the workspace snapshot (it is ignored or excluded); a session's obligations come from its base snapshot"
+    )]
+    ManifestNotInSnapshot {
+        /// The manifest path, relative to the workspace root.
+        path: WorkspacePath,
+    },
+    /// The `--checkout` directory overlaps the workspace or the store.
+    #[error(
+        "{}: {option} must lie outside the workspace {} and the store {} (not inside or above either)",
+        .dir.display(), .workspace.display(), .store.display()
+    )]
+    NotApart {
+        /// The directory as given.
+        dir: PathBuf,
+        /// The option that named it (`--checkout`).
+        option: &'static str,
+        /// The workspace root, resolved.
+        workspace: PathBuf,
+        /// The store directory, resolved.
+        store: PathBuf,
+    },
+    /// The `--checkout` directory is not a directory, or not empty.
+    #[error("{}: {reason}", .dir.display())]
+    BadDirectory {
+        /// The directory as given.
+        dir: PathBuf,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A base file could not be written under the `--checkout` directory on this system
+    /// (NAME_MAX, PATH_MAX); nothing was written.
+    #[error(
+        "open refused, nothing written: {source}; pass a shorter --checkout directory, or leave the path out of the workspace"
+    )]
+    CheckoutPathLimit {
+        /// The limit broken, naming the path and the directory.
+        source: crate::path::FsLimitError,
+    },
+    /// Snapshotting the workspace failed.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// Copying a file into the store while snapshotting failed.
+    #[error("{}: {source}", .path.display())]
+    Ingest {
+        /// The file being copied, or the store directory.
+        path: PathBuf,
+        /// The store's error.
+        source: StoreError,
+    },
+    /// Writing the base into the `--checkout` directory failed (what was written is removed).
+    #[error(transparent)]
+    Materialize(#[from] MaterializeError),
+    /// The `--checkout` directory could not be read.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+super::from_directory_error!(OpenError);
+
+impl From<crate::store::SnapshotIntoError> for OpenError {
+    fn from(e: crate::store::SnapshotIntoError) -> Self {
+        use crate::store::SnapshotIntoError as E;
+        match e {
+            E::Snapshot(s) => OpenError::Snapshot(s),
+            E::Store(s) => OpenError::Store(s),
+            E::Ingest { path, source } => OpenError::Ingest { path, source },
+        }
+    }
+}
+
+impl From<OpenError> for EngineError {
+    fn from(e: OpenError) -> Self {
+        use OpenError as O;
+        match e {
+            O::Store(s) => EngineError::Store(s),
+            O::Session(s) => EngineError::Session(s),
+            O::Manifest(m) => EngineError::Manifest(m),
+            O::CheckoutInPlace => EngineError::CheckoutInPlace,
+            O::ManifestNotInSnapshot { path } => EngineError::ManifestNotInSnapshot { path },
+            O::NotApart {
+                dir,
+                option,
+                workspace,
+                store,
+            } => EngineError::NotApart {
+                dir,
+                option,
+                workspace,
+                store,
+            },
+            O::BadDirectory { dir, reason } => EngineError::BadDirectory { dir, reason },
+            O::CheckoutPathLimit { source } => EngineError::CheckoutPathLimit { source },
+            O::Snapshot(s) => EngineError::Snapshot(s),
+            O::Ingest { path, source } => EngineError::Ingest { path, source },
+            O::Materialize(m) => EngineError::Materialize(m),
+            O::Io { path, source } => EngineError::Io { path, source },
+        }
+    }
+}
+
 impl Engine {
     /// Opens a session on the workspace as it is now (DESIGN section 4, `open`).
     ///
     /// # Errors
     /// [`ManifestError::Missing`] (says to run `genesis init` or pass `--manifest`), an invalid
-    /// manifest, [`SessionError::Exists`], snapshot errors, and [`EngineError::CheckoutInPlace`],
-    /// [`EngineError::ManifestNotInSnapshot`], and [`EngineError::BadDirectory`] or
-    /// [`EngineError::NotApart`] for a checkout directory that is not empty or lies inside the
-    /// workspace; [`EngineError::CheckoutPathLimit`] for a base path the checkout directory
+    /// manifest, [`SessionError::Exists`], snapshot errors, and [`OpenError::CheckoutInPlace`],
+    /// [`OpenError::ManifestNotInSnapshot`], and [`OpenError::BadDirectory`] or
+    /// [`OpenError::NotApart`] for a checkout directory that is not empty or lies inside the
+    /// workspace; [`OpenError::CheckoutPathLimit`] for a base path the checkout directory
     /// pushes past NAME_MAX/PATH_MAX (nothing written). A failure after the checkout was
     /// started removes what this call wrote there.
     ///
@@ -53,7 +178,7 @@ impl Engine {
         &self,
         opts: &OpenOptions,
         observer: &mut dyn Observer,
-    ) -> Result<OpenOutcome, EngineError> {
+    ) -> Result<OpenOutcome, OpenError> {
         let out = self.open_inner(opts)?;
         observer.event(&EventKind::SessionOpened {
             base_snapshot: out.session.base_snapshot.to_string(),
@@ -67,8 +192,8 @@ impl Engine {
         Ok(out)
     }
 
-    fn open_inner(&self, opts: &OpenOptions) -> Result<OpenOutcome, EngineError> {
-        let _lock = self.lock()?;
+    fn open_inner(&self, opts: &OpenOptions) -> Result<OpenOutcome, OpenError> {
+        let lock = self.lock()?;
         let id = opts.session.clone().unwrap_or_else(SessionId::generate);
         if session::exists(&self.store, &id) {
             return Err(SessionError::Exists(id).into());
@@ -81,7 +206,7 @@ impl Engine {
         let manifest = Manifest::load(&manifest_rel.to_fs_path(root))?;
         if let Some(dir) = &opts.checkout {
             if opts.in_place {
-                return Err(EngineError::CheckoutInPlace);
+                return Err(OpenError::CheckoutInPlace);
             }
             self.check_checkout_dir(dir)?;
         }
@@ -89,7 +214,7 @@ impl Engine {
             .store
             .snapshot_into(root, &self.snapshot_options(&manifest)?)?;
         let Some(mfile) = outcome.snapshot.get(manifest_rel.as_str()).cloned() else {
-            return Err(EngineError::ManifestNotInSnapshot { path: manifest_rel });
+            return Err(OpenError::ManifestNotInSnapshot { path: manifest_rel });
         };
         // The manifest as stored (the exact bytes the obligations will come from).
         let manifest_bytes = self.store.read_object(&mfile.blob)?;
@@ -120,8 +245,9 @@ impl Engine {
             base_tracked: Some(outcome.tracked_only.clone()),
             rebased: Vec::new(),
         };
+        let guard = self.create_session(lock, session, state);
         let Some(dir) = &opts.checkout else {
-            session::save(&self.store, &session, &state)?;
+            let (session, _) = guard.commit()?;
             return Ok(OpenOutcome {
                 session,
                 collisions: outcome.snapshot.fold_collisions(),
@@ -134,7 +260,7 @@ impl Engine {
         let place = checkout_place(dir);
         for f in outcome.snapshot.files() {
             crate::path::check_fs_limits(&f.path, std::slice::from_ref(&place))
-                .map_err(|source| EngineError::CheckoutPathLimit { source })?;
+                .map_err(|source| OpenError::CheckoutPathLimit { source })?;
         }
         let made = CheckoutGuard::new(dir);
         materialize(
@@ -148,7 +274,7 @@ impl Engine {
                 modes_from: Some(self.workspace.root().to_path_buf()),
             },
         )?;
-        session::save(&self.store, &session, &state)?;
+        let (session, _) = guard.commit()?;
         made.keep();
         Ok(OpenOutcome {
             session,
@@ -160,10 +286,14 @@ impl Engine {
 
     /// A directory Genesis writes for the agent or the obligations must lie apart from the
     /// workspace and the store: not equal to, inside, or above either, and not `/`.
-    pub(super) fn check_apart(&self, dir: &Path, option: &'static str) -> Result<(), EngineError> {
+    pub(super) fn check_apart(
+        &self,
+        dir: &Path,
+        option: &'static str,
+    ) -> Result<(), DirectoryError> {
         let (root, store) = (self.workspace.root(), self.workspace.store_dir());
         if !crate::path::lies_apart(dir, &[root, store]) {
-            return Err(EngineError::NotApart {
+            return Err(DirectoryError::NotApart {
                 dir: dir.to_path_buf(),
                 option,
                 workspace: absolute_resolved(root),
@@ -173,17 +303,20 @@ impl Engine {
         Ok(())
     }
 
-    pub(crate) fn check_checkout_dir(&self, dir: &Path) -> Result<(), EngineError> {
+    pub(crate) fn check_checkout_dir(&self, dir: &Path) -> Result<(), DirectoryError> {
         if let Ok(md) = std::fs::symlink_metadata(dir) {
             if !md.is_dir() {
-                return Err(EngineError::BadDirectory {
+                return Err(DirectoryError::BadDirectory {
                     dir: dir.to_path_buf(),
                     reason: "--checkout must be a new or empty directory",
                 });
             }
-            let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
+            let mut rd = std::fs::read_dir(dir).map_err(|source| DirectoryError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
             if rd.next().is_some() {
-                return Err(EngineError::BadDirectory {
+                return Err(DirectoryError::BadDirectory {
                     dir: dir.to_path_buf(),
                     reason: "--checkout directory is not empty",
                 });

@@ -34,6 +34,197 @@ pub struct PatchOutcome {
     pub skipped: Vec<Skipped>,
 }
 
+/// Errors of [`Engine::patch`]: only what patch can return (named so, not `PatchError`, which
+/// is [`crate::patch::PatchError`], one of its causes). Each converts into the
+/// [`EngineError`] variant of the same name ([`PatchSessionError::Verify`]: the verify
+/// error's); [`PatchSessionError::kind`] classifies it.
+#[derive(Debug, thiserror::Error)]
+pub enum PatchSessionError {
+    /// Store failure, corruption or lock (another process holds it: retryable).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Session missing, invalid or duplicate.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The session is applied or aborted.
+    #[error("session {id} is {status}; only an open session can be changed")]
+    NotOpen {
+        /// The session.
+        id: String,
+        /// Its status.
+        status: Status,
+    },
+    /// The base manifest stored for the session is not valid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// The session's engine state names no manifest (store corruption).
+    #[error("session {id}: the engine state {} records no manifest (store corruption)", .path.display())]
+    StateWithoutManifest {
+        /// The session.
+        id: String,
+        /// Its engine state file.
+        path: PathBuf,
+    },
+    /// The session already holds the most patches a v0.1 session document may list.
+    #[error(
+        "session {id} holds {limit} patches, the v0.1 limit; apply or abort it and open a new one"
+    )]
+    TooManyPatches {
+        /// The session.
+        id: String,
+        /// The limit ([`crate::session::MAX_PATCHES`]).
+        limit: usize,
+    },
+    /// A diff or `--from DIR` for an in-place session (`in_place`), or no diff for a session
+    /// that is not in-place.
+    #[error("{}", if *.in_place {
+        format!("session {id} is in-place: its patches are recorded from the workspace; run `genesis patch {id}` without a diff")
+    } else {
+        format!("session {id} is not in-place: give a diff (file or -) or --from DIR")
+    })]
+    PatchInputMismatch {
+        /// The session.
+        id: String,
+        /// Whether the session is in-place.
+        in_place: bool,
+    },
+    /// The diff was refused (names the file, hunk and line); nothing was recorded.
+    #[error("patch refused, nothing recorded: {0}")]
+    Patch(#[from] PatchError),
+    /// A change that must never be written (into `.git`, the store, or through a link).
+    #[error("{path}: refused: {reason}")]
+    Unsafe {
+        /// The path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// The result holds paths the snapshot rules leave out; nothing was recorded.
+    #[error(
+        "patch refused, nothing recorded: it leaves paths that snapshots of the workspace leave out, so the result could never be reproduced from disk: {}",
+        .paths.iter().map(|l| format!("{} ({})", l.path, l.reason)).collect::<Vec<_>>().join(", ")
+    )]
+    LeftOut {
+        /// Each path with the rule that leaves it out.
+        paths: Vec<crate::membership::LeftOut>,
+    },
+    /// A path the patch writes could not be verified or applied on this system (NAME_MAX,
+    /// PATH_MAX); nothing was recorded.
+    #[error("patch refused, nothing recorded: {0}")]
+    PathLimit(#[from] crate::path::FsLimitError),
+    /// The diff Genesis wrote for `--from DIR` does not give the directory's snapshot back.
+    #[error(
+        "{}: the diff Genesis wrote for this directory gives snapshot {written}, not the directory's {expected}; nothing recorded",
+        .dir.display()
+    )]
+    DirNotReproduced {
+        /// The directory.
+        dir: PathBuf,
+        /// The snapshot the written diff gives.
+        written: Digest,
+        /// The directory's snapshot.
+        expected: Digest,
+    },
+    /// The patch leaves a file `parent` and a file `path` inside a directory of that name.
+    #[error(
+        "{parent}: the patch leaves both a file {parent:?} and a file {path:?} inside a directory of that name"
+    )]
+    FileUnderFile {
+        /// The file that would have to be a directory.
+        parent: String,
+        /// A file below it.
+        path: String,
+    },
+    /// A result over a v0.1 limit (`what`: `files`).
+    #[error("the patch would leave {actual} {what}, more than the v0.1 limit of {limit}")]
+    OverLimit {
+        /// What is counted.
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+        /// The count.
+        actual: usize,
+    },
+    /// The snapshot the patch leaves is not a valid snapshot document (other than its size).
+    #[error(transparent)]
+    SnapshotDocument(SnapshotDocumentError),
+    /// Snapshotting `--from DIR` or the workspace failed.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// Copying a file into the store while snapshotting failed.
+    #[error("{}: {source}", .path.display())]
+    Ingest {
+        /// The file being copied, or the store directory.
+        path: PathBuf,
+        /// The store's error.
+        source: StoreError,
+    },
+    /// Making the diff of `--from DIR` failed (a corrupt store object is exit 4).
+    #[error(transparent)]
+    Diff(#[from] DiffError),
+    /// The patch was recorded; the verification asked for with it failed.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+}
+
+super::from_session_access!(PatchSessionError);
+
+impl From<crate::store::SnapshotIntoError> for PatchSessionError {
+    fn from(e: crate::store::SnapshotIntoError) -> Self {
+        use crate::store::SnapshotIntoError as E;
+        match e {
+            E::Snapshot(s) => PatchSessionError::Snapshot(s),
+            E::Store(s) => PatchSessionError::Store(s),
+            E::Ingest { path, source } => PatchSessionError::Ingest { path, source },
+        }
+    }
+}
+
+impl From<PatchSessionError> for EngineError {
+    fn from(e: PatchSessionError) -> Self {
+        use PatchSessionError as P;
+        match e {
+            P::Store(s) => EngineError::Store(s),
+            P::Session(s) => EngineError::Session(s),
+            P::NotOpen { id, status } => EngineError::NotOpen { id, status },
+            P::Manifest(m) => EngineError::Manifest(m),
+            P::StateWithoutManifest { id, path } => EngineError::StateWithoutManifest { id, path },
+            P::TooManyPatches { id, limit } => EngineError::TooManyPatches { id, limit },
+            P::PatchInputMismatch { id, in_place } => {
+                EngineError::PatchInputMismatch { id, in_place }
+            }
+            P::Patch(p) => EngineError::Patch(p),
+            P::Unsafe { path, reason } => EngineError::Unsafe { path, reason },
+            P::LeftOut { paths } => EngineError::LeftOut { paths },
+            P::PathLimit(l) => EngineError::PathLimit(l),
+            P::DirNotReproduced {
+                dir,
+                written,
+                expected,
+            } => EngineError::DirNotReproduced {
+                dir,
+                written,
+                expected,
+            },
+            P::FileUnderFile { parent, path } => EngineError::FileUnderFile { parent, path },
+            P::OverLimit {
+                what,
+                limit,
+                actual,
+            } => EngineError::OverLimit {
+                what,
+                limit,
+                actual,
+            },
+            P::SnapshotDocument(d) => EngineError::SnapshotDocument(d),
+            P::Snapshot(s) => EngineError::Snapshot(s),
+            P::Ingest { path, source } => EngineError::Ingest { path, source },
+            P::Diff(d) => EngineError::Diff(d),
+            P::Verify(v) => v.into(),
+        }
+    }
+}
+
 /// What a patch gives: the new snapshot, its executable paths, and the patch text recorded.
 type Patched = (Snapshot, BTreeSet<WorkspacePath>, Vec<u8>);
 
@@ -43,11 +234,12 @@ impl Engine {
     /// or nothing. With `verify`, also verifies the new snapshot.
     ///
     /// # Errors
-    /// [`EngineError::NotOpen`], [`EngineError::Patch`] (names the file, hunk and line),
-    /// [`EngineError::PatchInputMismatch`], [`EngineError::Unsafe`], [`EngineError::LeftOut`],
-    /// [`EngineError::OverLimit`] or [`EngineError::FileUnderFile`] when the result breaks the
-    /// v0.1 rules, [`EngineError::TooManyPatches`] when the session already holds 4096
-    /// patches; [`EngineError::Diff`] (a corrupt store object is exit 4).
+    /// [`PatchSessionError::NotOpen`], [`PatchSessionError::Patch`] (names the file, hunk and line),
+    /// [`PatchSessionError::PatchInputMismatch`], [`PatchSessionError::Unsafe`], [`PatchSessionError::LeftOut`],
+    /// [`PatchSessionError::OverLimit`] or [`PatchSessionError::FileUnderFile`] when the result breaks the
+    /// v0.1 rules, [`PatchSessionError::TooManyPatches`] when the session already holds 4096
+    /// patches; [`PatchSessionError::Diff`] (a corrupt store object is exit 4); with `verify`,
+    /// [`PatchSessionError::Verify`] (the patch is recorded then).
     ///
     /// # Events
     /// With `verify`, the obligation events of [`Engine::verify`]; then
@@ -60,7 +252,7 @@ impl Engine {
         input: PatchInput<'_>,
         verify: Option<&VerifyOptions>,
         observer: &mut dyn Observer,
-    ) -> Result<PatchOutcome, EngineError> {
+    ) -> Result<PatchOutcome, PatchSessionError> {
         let out = self.patch_inner(id, input, verify, observer)?;
         if let Some(e) = &out.entry {
             observer.event(&EventKind::PatchRecorded {
@@ -86,28 +278,28 @@ impl Engine {
         input: PatchInput<'_>,
         verify: Option<&VerifyOptions>,
         observer: &mut dyn Observer,
-    ) -> Result<PatchOutcome, EngineError> {
-        let lock = self.lock()?;
-        let (mut session, mut state) = self.load_open(id)?;
+    ) -> Result<PatchOutcome, PatchSessionError> {
+        let mut guard = self.locked(id, true)?;
+        let (session, state) = (guard.session(), guard.state());
         if session.patches.len() >= MAX_PATCHES {
-            return Err(EngineError::TooManyPatches {
+            return Err(PatchSessionError::TooManyPatches {
                 id: id.to_owned(),
                 limit: MAX_PATCHES,
             });
         }
-        let manifest = self.manifest_of(&state, &session)?;
+        let manifest = self.manifest_of(state, session)?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let root = self.workspace.root().to_path_buf();
         let input = match (input, state.in_place) {
             (PatchInput::Workspace, true) => PatchInput::Dir(&root),
             (PatchInput::Workspace, false) => {
-                return Err(EngineError::PatchInputMismatch {
+                return Err(PatchSessionError::PatchInputMismatch {
                     id: id.to_owned(),
                     in_place: false,
                 });
             }
             (_, true) => {
-                return Err(EngineError::PatchInputMismatch {
+                return Err(PatchSessionError::PatchInputMismatch {
                     id: id.to_owned(),
                     in_place: true,
                 });
@@ -118,7 +310,7 @@ impl Engine {
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
             PatchInput::Diff(bytes) => {
-                let base_tracked = self.base_tracked(&state)?;
+                let base_tracked = self.base_tracked(state)?;
                 self.patched_by_diff(id, bytes, &current, &manifest, &base_tracked)?
             }
             PatchInput::Dir(dir) => match self.patched_by_dir(
@@ -126,16 +318,16 @@ impl Engine {
                 dir,
                 &current,
                 &manifest,
-                &*self.base_tracked(&state)?,
+                &*self.base_tracked(state)?,
             )? {
                 (Some(patched), dir_skipped) => {
                     skipped = dir_skipped;
                     patched
                 }
                 (None, dir_skipped) => {
-                    drop(lock);
+                    // Nothing to record: the lock goes, nothing is written.
                     return Ok(PatchOutcome {
-                        session,
+                        session: guard.release().0,
                         entry: None,
                         changes: Vec::new(),
                         lines_added: 0,
@@ -166,6 +358,7 @@ impl Engine {
             obligations_ok: static_results.iter().all(|s| s.passed),
             acceptance: None,
         };
+        let (session, state) = guard.parts_mut();
         session.patches.push(entry.clone());
         session.current_snapshot = new_snapshot.identity();
         session.verification = None;
@@ -174,8 +367,7 @@ impl Engine {
             executable: new_exec,
         });
         state.logs.clear();
-        session::save(&self.store, &session, &state)?;
-        drop(lock);
+        let (session, _) = guard.commit()?;
         let mut outcome = PatchOutcome {
             session,
             entry: Some(entry),
@@ -211,12 +403,12 @@ impl Engine {
         current: &Tree,
         manifest: &Manifest,
         base_tracked: &crate::tracked::TrackedFiles,
-    ) -> Result<Patched, EngineError> {
+    ) -> Result<Patched, PatchSessionError> {
         let outcome = apply_patch(bytes, &TreeImage(current), &patch_rules(manifest))?;
         let touched: BTreeSet<String> = outcome.changes.keys().map(|p| p.to_string()).collect();
         for p in outcome.changes.keys() {
             if let Some(reason) = forbidden_path(p) {
-                return Err(EngineError::Unsafe {
+                return Err(PatchSessionError::Unsafe {
                     path: p.to_string(),
                     reason: reason.into(),
                 });
@@ -238,7 +430,7 @@ impl Engine {
         Ok((snap, exec, bytes.to_vec()))
     }
 
-    /// Refuses ([`EngineError::LeftOut`]) a result `snap` holding a path the snapshot rules
+    /// Refuses ([`PatchSessionError::LeftOut`]) a result `snap` holding a path the snapshot rules
     /// leave out. Files git tracks are exempt from `.gitignore`: those the index tracks now,
     /// and the base's recorded tracked members (`base_tracked`) at every path not in
     /// `touched` (the paths the patch changes); a refused path git tracked at open but not
@@ -250,7 +442,7 @@ impl Engine {
         base_tracked: &crate::tracked::TrackedFiles,
         touched: &BTreeSet<String>,
         pending: &Pending,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), PatchSessionError> {
         let now = self.tracked()?;
         let tracked = now.with_paths(base_tracked.iter().filter(|p| !touched.contains(*p)));
         let mut left_out = crate::membership::left_out(snap, &manifest.exclude, &tracked, |f| {
@@ -268,7 +460,7 @@ impl Engine {
             }
         }
         if !left_out.is_empty() {
-            return Err(EngineError::LeftOut { paths: left_out });
+            return Err(PatchSessionError::LeftOut { paths: left_out });
         }
         Ok(())
     }
@@ -286,7 +478,7 @@ impl Engine {
         current: &Tree,
         manifest: &Manifest,
         base_tracked: &crate::tracked::TrackedFiles,
-    ) -> Result<(Option<Patched>, Vec<Skipped>), EngineError> {
+    ) -> Result<(Option<Patched>, Vec<Skipped>), PatchSessionError> {
         let mut opts = self.snapshot_options(manifest)?;
         opts.tracked = std::sync::Arc::new(opts.tracked.with_paths(base_tracked.iter()));
         let (out, _) = self.store.snapshot_into(dir, &opts)?;
@@ -305,7 +497,7 @@ impl Engine {
         )?;
         for c in &list {
             if let Some(reason) = forbidden_path(&c.path) {
-                return Err(EngineError::Unsafe {
+                return Err(PatchSessionError::Unsafe {
                     path: c.path.to_string(),
                     reason: reason.into(),
                 });
@@ -330,7 +522,7 @@ impl Engine {
         let again = apply_patch(&text, &TreeImage(current), &patch_rules(manifest))?;
         let (snap, exec, _) = self.apply_changes(current, again.changes)?;
         if snap.identity() != out.snapshot.identity() || exec != out.executable {
-            return Err(EngineError::DirNotReproduced {
+            return Err(PatchSessionError::DirNotReproduced {
                 dir: dir.to_path_buf(),
                 written: snap.identity(),
                 expected: out.snapshot.identity(),
@@ -353,7 +545,7 @@ impl Engine {
         id: &str,
         written: impl Iterator<Item = &'p WorkspacePath>,
         result: &Snapshot,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), PatchSessionError> {
         use crate::path::FsPlace;
         let root = absolute_resolved(self.workspace.root());
         // Journal ops are numbered below 2 × 4096 (base plus current files): 4 digits; 5 kept.
@@ -379,7 +571,7 @@ impl Engine {
         &self,
         current: &Tree,
         changes: BTreeMap<WorkspacePath, FileChange>,
-    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>, Pending), EngineError> {
+    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>, Pending), PatchSessionError> {
         let mut pending = Pending::new();
         let mut files: BTreeMap<WorkspacePath, SnapshotFile> = current
             .snapshot
@@ -419,7 +611,7 @@ impl Engine {
             let mut prefix = *p;
             while let Some((parent, _)) = prefix.rsplit_once('/') {
                 if names.contains(parent) {
-                    return Err(EngineError::FileUnderFile {
+                    return Err(PatchSessionError::FileUnderFile {
                         parent: parent.to_owned(),
                         path: (*p).to_owned(),
                     });
@@ -428,12 +620,12 @@ impl Engine {
             }
         }
         let snap = Snapshot::from_files(files.into_values().collect()).map_err(|e| match e {
-            SnapshotDocumentError::TooManyFiles { count } => EngineError::OverLimit {
+            SnapshotDocumentError::TooManyFiles { count } => PatchSessionError::OverLimit {
                 what: "files",
                 limit: crate::snapshot::MAX_FILES,
                 actual: count,
             },
-            other => EngineError::SnapshotDocument(other),
+            other => PatchSessionError::SnapshotDocument(other),
         })?;
         Ok((snap, exec, pending))
     }

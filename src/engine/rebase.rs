@@ -72,8 +72,8 @@ impl Engine {
     /// errors. Conflicts are not errors: they are in [`RebaseOutcome::conflicts`], with
     /// nothing recorded unless `markers` resolved them all.
     pub fn rebase(&self, id: &str, opts: &RebaseOptions) -> Result<RebaseOutcome, EngineError> {
-        let _lock = self.lock()?;
-        let (mut session, mut state) = self.load_open(id)?;
+        let mut guard = self.lock_open_session(id)?;
+        let (mut session, mut state) = (guard.session().clone(), guard.state().clone());
         if state.in_place {
             return Err(EngineError::RebaseRefused {
                 id: id.to_owned(),
@@ -157,7 +157,13 @@ impl Engine {
         if let Some(m) = ws.snapshot.get(session.package_manifest.as_str()) {
             state.manifest_blob = Some(m.blob);
         }
-        session::save(&self.store, &session, &state)?;
+        {
+            let (s, st) = guard.parts_mut();
+            *s = session.clone();
+            *st = state.clone();
+        }
+        // Written with the lock kept: the checkout is rewritten under it.
+        guard.checkpoint()?;
         if let Some(dir) = state.checkout.as_ref().filter(|_| !rewrite_checkout) {
             outcome.checkout_kept = Some(dir.clone());
         }
@@ -177,6 +183,7 @@ impl Engine {
         outcome.changes = list;
         outcome.moved = true;
         outcome.session = session;
+        drop(guard);
         Ok(outcome)
     }
 }

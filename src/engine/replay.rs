@@ -2,6 +2,32 @@
 
 use super::*;
 
+/// Options for [`Engine::replay`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplayOptions {
+    /// Stop after the first patch that does not reproduce its recorded snapshot (its step is
+    /// the last one reported). Default: false, every patch is replayed and reported.
+    pub stop_at_first_mismatch: bool,
+}
+
+/// What [`Engine::replay`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayOutcome {
+    /// The session document replayed (read under no lock; replay writes nothing).
+    pub session: Session,
+    /// One step per patch replayed, in order (all of them unless
+    /// [`ReplayOptions::stop_at_first_mismatch`] stopped early).
+    pub steps: Vec<ReplayStep>,
+}
+
+impl ReplayOutcome {
+    /// Whether every step reproduced its recorded snapshot and executable bits (true for a
+    /// session with no patch).
+    pub fn matches(&self) -> bool {
+        self.steps.iter().all(ReplayStep::matches)
+    }
+}
+
 /// One patch's result in [`Engine::replay`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplayStep {
@@ -27,12 +53,14 @@ impl ReplayStep {
 impl Engine {
     /// Re-derives every `after_snapshot` from the stored patch texts, in order, each applied
     /// to its recorded `before_snapshot`. Every snapshot document the session names is read
-    /// and checked first, also when there is no patch.
+    /// and checked first, also when there is no patch. Nothing is written and no lock is
+    /// taken (a reader between the two writes of a save sees the previous session, DESIGN
+    /// section 4).
     ///
     /// # Errors
     /// Session and store errors (a stored snapshot document with a key twice is
     /// [`StoreError::DuplicateKey`]); a patch that no longer applies is reported in its step.
-    pub fn replay(&self, id: &str) -> Result<Vec<ReplayStep>, EngineError> {
+    pub fn replay(&self, id: &str, opts: &ReplayOptions) -> Result<ReplayOutcome, EngineError> {
         let (session, state) = session::load(&self.store, id)?;
         // Every snapshot the session names is read (strictly), also with no patch to replay,
         // so a stored document that was edited is reported, not trusted by its name.
@@ -70,8 +98,12 @@ impl Engine {
                     error: Some(error),
                 },
             };
+            let stop = opts.stop_at_first_mismatch && !step.matches();
             steps.push(step);
+            if stop {
+                break;
+            }
         }
-        Ok(steps)
+        Ok(ReplayOutcome { session, steps })
     }
 }

@@ -40,6 +40,149 @@ pub struct VerifyOutcome {
     pub impact: Impact,
 }
 
+/// Errors of [`Engine::verify`] and [`Engine::verify_patch`]: only what verify can return.
+/// Each converts into the [`EngineError`] variant of the same name; [`VerifyError::kind`]
+/// classifies it.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// Store failure, corruption or lock (another process holds it: retryable).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Session missing, invalid or duplicate.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The session is applied or aborted.
+    #[error("session {id} is {status}; only an open session can be changed")]
+    NotOpen {
+        /// The session.
+        id: String,
+        /// Its status.
+        status: Status,
+    },
+    /// The base manifest stored for the session is not valid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// The session's engine state names no manifest (store corruption).
+    #[error("session {id}: the engine state {} records no manifest (store corruption)", .path.display())]
+    StateWithoutManifest {
+        /// The session.
+        id: String,
+        /// Its engine state file.
+        path: PathBuf,
+    },
+    /// Another patch landed while the obligations ran; nothing was recorded (retryable).
+    #[error(
+        "session {id} moved on while its obligations ran (verified {verified}, now {now}); nothing was recorded: verify again"
+    )]
+    SessionMoved {
+        /// The session.
+        id: String,
+        /// The snapshot the obligations ran on.
+        verified: Digest,
+        /// The session's current snapshot now.
+        now: Digest,
+    },
+    /// Genesis was interrupted (SIGINT, SIGTERM, SIGHUP) while an obligation ran.
+    #[error(
+        "interrupted while obligation {0} ran; its process group was killed and nothing was recorded"
+    )]
+    Interrupted(String),
+    /// A path of the snapshot cannot be written under the verify directory on this system
+    /// (NAME_MAX, PATH_MAX); nothing was written or run.
+    #[error(
+        "verify refused, nothing run: {source}; set TMPDIR to a shorter directory, pass a shorter --workdir, or leave the path out of the workspace"
+    )]
+    VerifyPathLimit {
+        /// The limit broken, naming the path and the directory.
+        source: crate::path::FsLimitError,
+    },
+    /// `--workdir` (or `TMPDIR`) overlaps the workspace or the store.
+    #[error(
+        "{}: {option} must lie outside the workspace {} and the store {} (not inside or above either)",
+        .dir.display(), .workspace.display(), .store.display()
+    )]
+    NotApart {
+        /// The directory as given.
+        dir: PathBuf,
+        /// The option that named it.
+        option: &'static str,
+        /// The workspace root, resolved.
+        workspace: PathBuf,
+        /// The store directory, resolved.
+        store: PathBuf,
+    },
+    /// `--workdir` is not a directory, or not empty and not a Genesis workdir; or `TMPDIR`
+    /// lies inside the workspace or the store.
+    #[error("{}: {reason}", .dir.display())]
+    BadDirectory {
+        /// The directory as given.
+        dir: PathBuf,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// Judging the snapshot's membership rules for the workdir failed.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// Writing the snapshot into the workdir failed.
+    #[error(transparent)]
+    Materialize(#[from] MaterializeError),
+    /// Measuring the change (base to verified snapshot) failed.
+    #[error(transparent)]
+    Diff(#[from] DiffError),
+    /// A file-system operation on the workdir failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+super::from_session_access!(VerifyError);
+super::from_directory_error!(VerifyError);
+
+impl From<VerifyError> for EngineError {
+    fn from(e: VerifyError) -> Self {
+        use VerifyError as V;
+        match e {
+            V::Store(s) => EngineError::Store(s),
+            V::Session(s) => EngineError::Session(s),
+            V::NotOpen { id, status } => EngineError::NotOpen { id, status },
+            V::Manifest(m) => EngineError::Manifest(m),
+            V::StateWithoutManifest { id, path } => EngineError::StateWithoutManifest { id, path },
+            V::SessionMoved { id, verified, now } => {
+                EngineError::SessionMoved { id, verified, now }
+            }
+            V::Interrupted(o) => EngineError::Interrupted(o),
+            V::VerifyPathLimit { source } => EngineError::VerifyPathLimit { source },
+            V::NotApart {
+                dir,
+                option,
+                workspace,
+                store,
+            } => EngineError::NotApart {
+                dir,
+                option,
+                workspace,
+                store,
+            },
+            V::BadDirectory { dir, reason } => EngineError::BadDirectory { dir, reason },
+            V::Snapshot(s) => EngineError::Snapshot(s),
+            V::Materialize(m) => EngineError::Materialize(m),
+            V::Diff(d) => EngineError::Diff(d),
+            V::Io { path, source } => EngineError::Io { path, source },
+        }
+    }
+}
+
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> VerifyError + '_ {
+    move |source| VerifyError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 impl Engine {
     /// Verifies the current snapshot (DESIGN section 4, `verify`): materialises it, runs each
     /// command obligation of the manifest **as it is in the base snapshot**, stores outputs as
@@ -54,14 +197,14 @@ impl Engine {
     /// returned, not emitted.
     ///
     /// # Errors
-    /// [`EngineError::NotOpen`]; [`EngineError::SessionMoved`] if another patch landed while
+    /// [`VerifyError::NotOpen`]; [`VerifyError::SessionMoved`] if another patch landed while
     /// the obligations ran; materialisation and store errors.
     pub fn verify(
         &self,
         id: &str,
         opts: &VerifyOptions,
         observer: &mut dyn Observer,
-    ) -> Result<VerifyOutcome, EngineError> {
+    ) -> Result<VerifyOutcome, VerifyError> {
         let out = self.verify_inner(id, opts, observer, false)?;
         report_verified(&out, opts, observer);
         Ok(out)
@@ -78,7 +221,7 @@ impl Engine {
         id: &str,
         opts: &VerifyOptions,
         observer: &mut dyn Observer,
-    ) -> Result<VerifyOutcome, EngineError> {
+    ) -> Result<VerifyOutcome, VerifyError> {
         let out = self.verify_inner(id, opts, observer, true)?;
         report_verified(&out, opts, observer);
         Ok(out)
@@ -90,11 +233,9 @@ impl Engine {
         opts: &VerifyOptions,
         observer: &mut dyn Observer,
         mark_last_patch: bool,
-    ) -> Result<VerifyOutcome, EngineError> {
-        let (session, state) = {
-            let _lock = self.lock()?;
-            self.load_open(id)?
-        };
+    ) -> Result<VerifyOutcome, VerifyError> {
+        // Prepare (locked): the session as it is now; the guard goes before anything runs.
+        let (session, state) = self.locked(id, true)?.release();
         let manifest = self.manifest_of(&state, &session)?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
@@ -121,13 +262,13 @@ impl Engine {
         let total = obligations.len();
         for (index, ob) in obligations.into_iter().enumerate() {
             if crate::obligation::interrupted() {
-                return Err(EngineError::Interrupted(ob.id.clone()));
+                return Err(VerifyError::Interrupted(ob.id.clone()));
             }
             let r = crate::events::run_obligation(
                 ob, &workdir, &env, &redactor, observer, index, total,
             );
             if r.interrupted {
-                return Err(EngineError::Interrupted(ob.id.clone()));
+                return Err(VerifyError::Interrupted(ob.id.clone()));
             }
             logs.push(ObligationLog {
                 id: ob.id.clone(),
@@ -148,15 +289,17 @@ impl Engine {
             &results,
         );
         let acceptance = self.store.write_object(&record.canonical_bytes())?;
-        let _lock = self.lock()?;
-        let (mut session2, mut state2) = self.load_open(id)?;
-        if session2.current_snapshot != session.current_snapshot {
-            return Err(EngineError::SessionMoved {
+        // Commit (locked again): refused when a patch moved the session while the obligations
+        // ran; the guard is then dropped and nothing is written.
+        let mut guard = self.locked(id, true)?;
+        if guard.session().current_snapshot != session.current_snapshot {
+            return Err(VerifyError::SessionMoved {
                 id: id.to_owned(),
                 verified: session.current_snapshot,
-                now: session2.current_snapshot,
+                now: guard.session().current_snapshot,
             });
         }
+        let (session2, state2) = guard.parts_mut();
         session2.verification = Some(Verification {
             snapshot: session.current_snapshot,
             acceptance,
@@ -169,7 +312,7 @@ impl Engine {
             last.acceptance = Some(acceptance);
         }
         state2.logs = logs;
-        session::save(&self.store, &session2, &state2)?;
+        let (session2, _) = guard.commit()?;
         Ok(VerifyOutcome {
             session: session2,
             record,
@@ -189,7 +332,7 @@ impl Engine {
         opts: &VerifyOptions,
         current: &Tree,
         manifest: &Manifest,
-    ) -> Result<(PathBuf, Option<tempfile::TempDir>), EngineError> {
+    ) -> Result<(PathBuf, Option<tempfile::TempDir>), VerifyError> {
         // Every file of the snapshot is written under the directory: refuse before anything is
         // made, naming the path and the limit, rather than fail half way with an I/O error (the
         // limits at patch time used the TMPDIR of that moment).
@@ -202,7 +345,7 @@ impl Engine {
         };
         for f in current.snapshot.files() {
             crate::path::check_fs_limits(&f.path, std::slice::from_ref(&place))
-                .map_err(|source| EngineError::VerifyPathLimit { source })?;
+                .map_err(|source| VerifyError::VerifyPathLimit { source })?;
         }
         let mut scratch = None;
         let workdir: PathBuf = match &opts.workdir {
@@ -214,7 +357,7 @@ impl Engine {
                 let dir = tempfile::Builder::new()
                     .prefix(&format!("genesis-verify-{id}-"))
                     .tempdir()
-                    .map_err(io_err(&std::env::temp_dir()))?;
+                    .map_err(io_at(&std::env::temp_dir()))?;
                 let path = dir.path().to_path_buf();
                 scratch = Some(dir);
                 path
@@ -236,7 +379,7 @@ impl Engine {
         if opts.workdir.is_some() {
             let marker = workdir.join(WORKDIR_MARKER);
             std::fs::write(&marker, b"This directory is a Genesis verify workdir; Genesis syncs it to each snapshot it verifies.\n")
-                .map_err(io_err(&marker))?;
+                .map_err(io_at(&marker))?;
         }
         Ok((workdir, scratch))
     }
@@ -247,15 +390,15 @@ impl Engine {
     /// `TMPDIR` above the workspace is fine: the scratch directory is a new one beside it.
     ///
     /// # Errors
-    /// [`EngineError::BadDirectory`] naming `TMPDIR` and its value (exit 2), before anything
+    /// [`VerifyError::BadDirectory`] naming `TMPDIR` and its value (exit 2), before anything
     /// is made.
-    fn check_tmpdir_apart(&self, tmp: &Path) -> Result<(), EngineError> {
+    fn check_tmpdir_apart(&self, tmp: &Path) -> Result<(), VerifyError> {
         let t = absolute_resolved(tmp);
         let inside = [self.workspace.root(), self.workspace.store_dir()]
             .iter()
             .any(|o| t.starts_with(absolute_resolved(o)));
         if inside {
-            return Err(EngineError::BadDirectory {
+            return Err(VerifyError::BadDirectory {
                 dir: tmp.to_path_buf(),
                 reason: "TMPDIR lies inside the workspace or the store, where verify would make its scratch directory; set TMPDIR to a directory outside both, or pass --workdir DIR",
             });
@@ -266,20 +409,20 @@ impl Engine {
     /// `verify --workdir DIR`: apart from the workspace and the store, and either new, empty,
     /// or a directory Genesis used as a workdir before (it holds [`WORKDIR_MARKER`]) — so a
     /// mistyped path never has its files deleted by the sync.
-    fn check_workdir(&self, dir: &Path) -> Result<(), EngineError> {
+    fn check_workdir(&self, dir: &Path) -> Result<(), VerifyError> {
         self.check_apart(dir, "--workdir")?;
         match std::fs::symlink_metadata(dir) {
             Err(_) => Ok(()),
-            Ok(md) if !md.is_dir() => Err(EngineError::BadDirectory {
+            Ok(md) if !md.is_dir() => Err(VerifyError::BadDirectory {
                 dir: dir.to_path_buf(),
                 reason: "--workdir is not a directory",
             }),
             Ok(_) => {
-                let mut rd = std::fs::read_dir(dir).map_err(io_err(dir))?;
+                let mut rd = std::fs::read_dir(dir).map_err(io_at(dir))?;
                 if rd.next().is_none() || dir.join(WORKDIR_MARKER).is_file() {
                     Ok(())
                 } else {
-                    Err(EngineError::BadDirectory {
+                    Err(VerifyError::BadDirectory {
                         dir: dir.to_path_buf(),
                         reason: "--workdir is not empty and was not made by Genesis (no .genesis-workdir); give a new or empty directory",
                     })

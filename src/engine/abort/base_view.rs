@@ -18,8 +18,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use super::AbortError;
 use crate::diff::Tree;
-use crate::engine::{Engine, EngineError};
+use crate::engine::Engine;
 use crate::path::WorkspacePath;
 
 /// What [`base_view`] found.
@@ -61,7 +62,7 @@ pub(super) fn base_view(
     state: &crate::session::SessionState,
     manifest: &crate::manifest::Manifest,
     max_file_bytes: u64,
-) -> Result<BaseView, EngineError> {
+) -> Result<BaseView, AbortError> {
     let mut rules = crate::membership::Rules::new(&manifest.exclude);
     for f in base.snapshot.files() {
         let name = f.path.file_name();

@@ -10,10 +10,10 @@ use super::*;
 /// Removes `members` (files in the checkout `dir`), then every directory left empty, deepest
 /// first, the checkout itself included. Returns whether `dir` is still there (it holds files
 /// the snapshot rules leave out).
-fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, EngineError> {
+fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, AbortError> {
     for m in members {
         crate::fault::point(&format!("unlink {}", m.display())).map_err(|source| {
-            EngineError::Io {
+            AbortError::Io {
                 path: m.clone(),
                 source,
             }
@@ -22,7 +22,7 @@ fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, Engine
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => {
-                return Err(EngineError::Io {
+                return Err(AbortError::Io {
                     path: m.clone(),
                     source,
                 });
@@ -49,7 +49,7 @@ impl Engine {
         &self,
         id: &str,
         dir: &Path,
-    ) -> Result<Option<String>, EngineError> {
+    ) -> Result<Option<String>, AbortError> {
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let want = canon(dir);
         for other in session::list(self.store())? {
@@ -75,11 +75,11 @@ impl Engine {
         &self,
         session: &Session,
         state: &SessionState,
-    ) -> Result<Option<PathBuf>, EngineError> {
+    ) -> Result<Option<PathBuf>, AbortError> {
         Ok(match state.checkout.clone() {
             Some(d) => match std::fs::symlink_metadata(&d) {
                 Ok(md) if md.file_type().is_symlink() || !md.is_dir() => {
-                    return Err(EngineError::Conflict {
+                    return Err(AbortError::Conflict {
                         id: session.session.to_string(),
                         conflicts: vec![PathConflict::new(
                             d.display().to_string(),
@@ -89,7 +89,7 @@ impl Engine {
                 }
                 Ok(_) => match self.open_session_with_checkout(session.session.as_str(), &d)? {
                     Some(other) => {
-                        return Err(EngineError::Conflict {
+                        return Err(AbortError::Conflict {
                             id: session.session.to_string(),
                             conflicts: vec![PathConflict::new(
                                 d.display().to_string(),
@@ -113,7 +113,7 @@ impl Engine {
         &self,
         session: &Session,
         state: &SessionState,
-    ) -> Result<Option<AbortOutcome>, EngineError> {
+    ) -> Result<Option<AbortOutcome>, AbortError> {
         let (Some(dir), Some(saved)) = (state.checkout.clone(), state.saved.as_ref()) else {
             return Ok(None);
         };
@@ -186,21 +186,21 @@ impl Engine {
 
     pub(super) fn abort_checkout(
         &self,
-        mut session: Session,
-        mut state: SessionState,
+        mut guard: LockedSession<'_>,
         opts: &AbortOptions,
-    ) -> Result<AbortOutcome, EngineError> {
+    ) -> Result<AbortOutcome, AbortError> {
+        let (session, state) = (guard.session(), guard.state());
         let mut steps = Vec::new();
         let mut saved = Vec::new();
         let mut members: Vec<PathBuf> = Vec::new();
-        let dir = self.live_checkout(&session, &state)?;
+        let dir = self.live_checkout(session, state)?;
         if let Some(dir) = &dir {
-            let manifest = self.manifest_of(&state, &session)?;
+            let manifest = self.manifest_of(state, session)?;
             // Judged with the base's rules, as in place: files hidden by a rule the agent
             // added and files over the size limit are removed (and saved) too.
             let base = self.tree(&session.base_snapshot, state.base_executable())?;
             let limit = self.snapshot_options(&manifest)?.max_file_bytes;
-            let view = base_view::base_view(self, dir, &base, &state, &manifest, limit)?;
+            let view = base_view::base_view(self, dir, &base, state, &manifest, limit)?;
             let now = self.snapshot_for_abort(dir, &manifest, opts.dry_run, &view.excludes)?;
             let current = self.tree(&session.current_snapshot, state.current_executable())?;
             let mut all: Vec<(SnapshotFile, bool)> = now
@@ -247,7 +247,7 @@ impl Engine {
                 members.push(f.path.to_fs_path(dir));
             }
             if !opts.dry_run {
-                state.saved = Some(SavedWork {
+                guard.state_mut().saved = Some(SavedWork {
                     snapshot: Some(now.snapshot.identity()),
                     executable: now.executable.clone(),
                     files: saved.clone(),
@@ -255,19 +255,20 @@ impl Engine {
             }
         }
         if opts.dry_run {
+            let (session, state) = guard.release();
             return Ok(AbortOutcome {
                 session,
                 steps,
                 saved,
-                checkout: state.checkout.clone(),
+                checkout: state.checkout,
                 checkout_kept: false,
                 written: false,
                 kept: Vec::new(),
             });
         }
         // Saved and aborted first; then the files go (a crash in between loses nothing).
-        session.status = Status::Aborted;
-        session::save(self.store(), &session, &state)?;
+        guard.session_mut().status = Status::Aborted;
+        let (session, state) = guard.commit()?;
         let mut kept = false;
         if let Some(dir) = &dir {
             kept = remove_checkout_files(dir, &members)?;

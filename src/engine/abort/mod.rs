@@ -28,7 +28,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::diff::{Change, Tree, changes};
-use crate::engine::{ConflictKind, Engine, EngineError, PathConflict, journal_op};
+use crate::engine::{ConflictKind, Engine, EngineError, LockedSession, PathConflict, journal_op};
 use crate::hash::Digest;
 use crate::journal::{FileState, Journal, JournalOp};
 use crate::materialize::{MaterializeOptions, materialize};
@@ -38,7 +38,10 @@ use crate::snapshot::{SnapshotFile, SnapshotOutcome, snapshot_dir};
 
 mod base_view;
 mod checkout;
+mod error;
 mod restore;
+
+pub use error::AbortError;
 
 /// Options of [`Engine::abort_with`].
 #[derive(Debug, Clone, Default)]
@@ -150,7 +153,7 @@ enum OnDisk {
 
 /// The entry at `path`, never followed through a link; a regular file is hashed (and copied
 /// into the store when `store` is set).
-fn on_disk(engine: &Engine, path: &Path, store: bool) -> Result<OnDisk, EngineError> {
+fn on_disk(engine: &Engine, path: &Path, store: bool) -> Result<OnDisk, AbortError> {
     let md = match std::fs::symlink_metadata(path) {
         Ok(md) => md,
         Err(_) => return Ok(OnDisk::Absent),
@@ -197,7 +200,7 @@ impl Engine {
         id: &str,
         base: &Tree,
         now: &Tree,
-    ) -> Result<BTreeMap<String, String>, EngineError> {
+    ) -> Result<BTreeMap<String, String>, AbortError> {
         let mut out = BTreeMap::new();
         for other in session::list(self.store())? {
             if other == id {
@@ -230,7 +233,7 @@ impl Engine {
     ///
     /// # Errors
     /// As [`Engine::abort_with`].
-    pub fn abort(&self, id: &str) -> Result<Session, EngineError> {
+    pub fn abort(&self, id: &str) -> Result<Session, AbortError> {
         let opts = AbortOptions::default();
         Ok(self.abort_with(id, &opts, &mut super::NoObserver)?.session)
     }
@@ -240,9 +243,9 @@ impl Engine {
     /// overwritten whose content no patch recorded is stored first and listed (module docs).
     ///
     /// # Errors
-    /// [`EngineError::NotOpen`]; [`EngineError::Conflict`] when a directory that must become a
+    /// [`AbortError::NotOpen`]; [`AbortError::Conflict`] when a directory that must become a
     /// file again holds files abort does not remove, or a path holds something other than a
-    /// regular file (nothing changed then); [`EngineError::Unsafe`]; store, snapshot and
+    /// regular file (nothing changed then); [`AbortError::Unsafe`]; store, snapshot and
     /// journal errors.
     ///
     /// # Events
@@ -253,7 +256,7 @@ impl Engine {
         id: &str,
         opts: &AbortOptions,
         observer: &mut dyn super::Observer,
-    ) -> Result<AbortOutcome, EngineError> {
+    ) -> Result<AbortOutcome, AbortError> {
         let out = self.abort_inner(id, opts)?;
         if out.written {
             let reason = opts
@@ -267,20 +270,26 @@ impl Engine {
         Ok(out)
     }
 
-    fn abort_inner(&self, id: &str, opts: &AbortOptions) -> Result<AbortOutcome, EngineError> {
-        let _lock = self.lock()?;
-        let (session, state) = session::load(self.store(), id)?;
+    fn abort_inner(&self, id: &str, opts: &AbortOptions) -> Result<AbortOutcome, AbortError> {
+        let guard = self.locked(id, false)?;
+        let (session, state) = (guard.session(), guard.state());
         if session.status == Status::Aborted && !state.in_place && !opts.dry_run {
-            // An abort interrupted while it removed the checkout's files: finish that.
-            if let Some(outcome) = self.finish_checkout_abort(&session, &state)? {
+            // An abort interrupted while it removed the checkout's files: finish that (the
+            // session is aborted already; nothing of it is written again).
+            if let Some(outcome) = self.finish_checkout_abort(session, state)? {
                 return Ok(outcome);
             }
         }
-        let (session, state) = self.load_open(id)?;
+        if session.status != Status::Open {
+            return Err(AbortError::NotOpen {
+                id: id.to_owned(),
+                status: session.status,
+            });
+        }
         if state.in_place {
-            self.abort_in_place(id, session, state, opts)
+            self.abort_in_place(id, guard, opts)
         } else {
-            self.abort_checkout(session, state, opts)
+            self.abort_checkout(guard, opts)
         }
     }
 
@@ -290,7 +299,7 @@ impl Engine {
         manifest: &crate::manifest::Manifest,
         dry_run: bool,
         excludes: &[String],
-    ) -> Result<SnapshotOutcome, EngineError> {
+    ) -> Result<SnapshotOutcome, AbortError> {
         let mut opts = self.snapshot_options(manifest)?;
         opts.exclude.extend(excludes.iter().cloned());
         if dry_run {
@@ -303,17 +312,17 @@ impl Engine {
     fn abort_in_place(
         &self,
         id: &str,
-        mut session: Session,
-        mut state: SessionState,
+        mut guard: LockedSession<'_>,
         opts: &AbortOptions,
-    ) -> Result<AbortOutcome, EngineError> {
+    ) -> Result<AbortOutcome, AbortError> {
+        let (session, state) = (guard.session(), guard.state());
         let root = self.workspace().root().to_path_buf();
-        let manifest = self.manifest_of(&state, &session)?;
+        let manifest = self.manifest_of(state, session)?;
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         // The workspace judged with the base's rules: files hidden by a rule the agent added
         // and files over the size limit are the agent's too (module base_view).
         let limit = self.snapshot_options(&manifest)?.max_file_bytes;
-        let view = base_view::base_view(self, &root, &base, &state, &manifest, limit)?;
+        let view = base_view::base_view(self, &root, &base, state, &manifest, limit)?;
         let now = self.snapshot_for_abort(&root, &manifest, opts.dry_run, &view.excludes)?;
         let now_tree = Tree::from_parts(self.store(), now.snapshot.clone(), now.executable.clone());
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
@@ -355,11 +364,11 @@ impl Engine {
             }
         }
         list.sort_by(|a, b| a.path.cmp(&b.path));
-        kept.extend(self.keep_left_out_additions(&mut list, &base, &state, &manifest)?);
+        kept.extend(self.keep_left_out_additions(&mut list, &base, state, &manifest)?);
         kept.sort_by(|a, b| a.path.cmp(&b.path));
         for c in &list {
             if let Some(reason) = crate::path::forbidden_path(&c.path) {
-                return Err(EngineError::Unsafe {
+                return Err(AbortError::Unsafe {
                     path: c.path.to_string(),
                     reason: reason.into(),
                 });
@@ -372,14 +381,14 @@ impl Engine {
             saved,
         } = self.plan_in_place_abort(&list, &root, &current, opts.dry_run)?;
         if !conflicts.is_empty() {
-            return Err(EngineError::Conflict {
+            return Err(AbortError::Conflict {
                 id: id.into(),
                 conflicts,
             });
         }
         if opts.dry_run {
             return Ok(AbortOutcome {
-                session,
+                session: guard.release().0,
                 steps,
                 saved,
                 checkout: None,
@@ -390,12 +399,12 @@ impl Engine {
         }
         // The saved list is durable before the journal starts: a crash from here on leaves
         // the list, and the blobs are in the store.
-        state.saved = Some(SavedWork {
+        guard.state_mut().saved = Some(SavedWork {
             snapshot: Some(now.snapshot.identity()),
             executable: now.executable.clone(),
             files: saved.clone(),
         });
-        session::save(self.store(), &session, &state)?;
+        guard.checkpoint()?;
         let journal = Journal {
             schema: crate::journal::JOURNAL_SCHEMA.into(),
             session: id.to_owned(),
@@ -403,6 +412,9 @@ impl Engine {
             ops,
         };
         self.run_journal(&journal)?;
+        // The journal's last step wrote the status (journal::finish, under this guard's
+        // lock); the guard goes without writing again.
+        let (mut session, _) = guard.release();
         session.status = Status::Aborted;
         Ok(AbortOutcome {
             session,
@@ -426,7 +438,7 @@ impl Engine {
         base: &Tree,
         state: &SessionState,
         manifest: &crate::manifest::Manifest,
-    ) -> Result<Vec<KeptPath>, EngineError> {
+    ) -> Result<Vec<KeptPath>, AbortError> {
         // Files the base's rules leave out are never touched, whatever the ignore files say
         // now (an agent that empties .gitignore does not make abort delete secret.env).
         let added: Vec<&Change> = list.iter().filter(|c| c.new.is_none()).collect();
@@ -489,7 +501,7 @@ impl Engine {
         root: &Path,
         current: &Tree,
         dry_run: bool,
-    ) -> Result<InPlacePlan, EngineError> {
+    ) -> Result<InPlacePlan, AbortError> {
         // What is on disk at each path: the snapshot's entry, or, for a path the snapshot
         // rules hide now, the file itself.
         let deleted: BTreeSet<&str> = list

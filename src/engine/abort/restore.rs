@@ -11,8 +11,9 @@ impl Engine {
     /// naming each path that changed since the abort (nothing written then); store, journal
     /// and write errors.
     pub fn restore(&self, id: &str, opts: &RestoreOptions) -> Result<RestoreOutcome, EngineError> {
-        let _lock = self.lock()?;
-        let (session, state) = session::load(self.store(), id)?;
+        // Held to the end; restore writes files, never the session.
+        let guard = self.lock_session(id)?;
+        let (session, state) = (guard.session(), guard.state());
         if session.status == Status::Open {
             return Err(EngineError::NothingToRestore {
                 id: id.into(),
@@ -104,7 +105,7 @@ impl Engine {
             files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
             return self.restore_into_checkout(id, dir, &files, &saved, opts.dry_run);
         }
-        self.restore_in_place(id, &session, &state, &saved, opts.dry_run)
+        self.restore_in_place(id, session, state, &saved, opts.dry_run)
     }
 
     /// Restores the saved files of an aborted checkout session into its checkout directory
@@ -305,7 +306,7 @@ impl Engine {
             final_status: Status::Aborted,
             ops,
         };
-        self.run_journal(&journal)
+        Ok(self.run_journal(&journal)?)
     }
 }
 

@@ -25,6 +25,89 @@ pub struct ApplyOutcome {
     pub written: bool,
 }
 
+/// Errors of [`Engine::apply`]: only what apply can return. Each converts into the
+/// [`EngineError`] variant of the same name; [`ApplyError::kind`] classifies it.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// Store failure, corruption or lock (another process holds it: retryable).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Session missing, invalid or duplicate.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The session is applied or aborted.
+    #[error("session {id} is {status}; only an open session can be changed")]
+    NotOpen {
+        /// The session.
+        id: String,
+        /// Its status.
+        status: Status,
+    },
+    /// The base manifest stored for the session is not valid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// The session's engine state names no manifest (store corruption).
+    #[error("session {id}: the engine state {} records no manifest (store corruption)", .path.display())]
+    StateWithoutManifest {
+        /// The session.
+        id: String,
+        /// Its engine state file.
+        path: PathBuf,
+    },
+    /// No passing verification of the current snapshot (or its acceptance record does not
+    /// show one).
+    #[error("session {id} cannot be applied: {reason}")]
+    NotVerified {
+        /// The session.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// The workspace changed under the session; nothing was written.
+    #[error("the workspace changed under session {id}; nothing was written. Conflicting paths:\n{}", .conflicts.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n"))]
+    Conflict {
+        /// The session.
+        id: String,
+        /// Each conflicting path with what is wrong there, sorted by path.
+        conflicts: Vec<PathConflict>,
+    },
+    /// A change that must never be written (into `.git`, the store, or through a link).
+    #[error("{path}: refused: {reason}")]
+    Unsafe {
+        /// The path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Snapshotting the workspace (in-place, `--strict`) failed.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// The journaled write into the workspace failed (recovery finishes or undoes it).
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}
+
+super::from_session_access!(ApplyError);
+
+impl From<ApplyError> for EngineError {
+    fn from(e: ApplyError) -> Self {
+        match e {
+            ApplyError::Store(s) => EngineError::Store(s),
+            ApplyError::Session(s) => EngineError::Session(s),
+            ApplyError::NotOpen { id, status } => EngineError::NotOpen { id, status },
+            ApplyError::Manifest(m) => EngineError::Manifest(m),
+            ApplyError::StateWithoutManifest { id, path } => {
+                EngineError::StateWithoutManifest { id, path }
+            }
+            ApplyError::NotVerified { id, reason } => EngineError::NotVerified { id, reason },
+            ApplyError::Conflict { id, conflicts } => EngineError::Conflict { id, conflicts },
+            ApplyError::Unsafe { path, reason } => EngineError::Unsafe { path, reason },
+            ApplyError::Snapshot(s) => EngineError::Snapshot(s),
+            ApplyError::Journal(j) => EngineError::Journal(j),
+        }
+    }
+}
+
 impl Engine {
     /// Applies the session to the workspace (DESIGN section 4, `apply`): requires status
     /// `open` and a passing verification of the current snapshot; every changed path must
@@ -33,8 +116,9 @@ impl Engine {
     /// and the session becomes `applied`.
     ///
     /// # Errors
-    /// [`EngineError::NotOpen`], [`EngineError::NotVerified`], [`EngineError::Conflict`]
-    /// listing the paths (nothing written), [`EngineError::Unsafe`], [`EngineError::Io`].
+    /// [`ApplyError::NotOpen`], [`ApplyError::NotVerified`], [`ApplyError::Conflict`]
+    /// listing the paths (nothing written), [`ApplyError::Unsafe`], [`ApplyError::Journal`];
+    /// store, session, manifest and snapshot errors.
     ///
     /// # Events
     /// [`EventKind::Applied`] once the workspace is written (not for a dry run). A failure is
@@ -44,7 +128,7 @@ impl Engine {
         id: &str,
         opts: &ApplyOptions,
         observer: &mut dyn Observer,
-    ) -> Result<ApplyOutcome, EngineError> {
+    ) -> Result<ApplyOutcome, ApplyError> {
         let out = self.apply_inner(id, opts)?;
         if out.written {
             observer.event(&EventKind::Applied {
@@ -55,18 +139,18 @@ impl Engine {
         Ok(out)
     }
 
-    fn apply_inner(&self, id: &str, opts: &ApplyOptions) -> Result<ApplyOutcome, EngineError> {
-        let _lock = self.lock()?;
-        let (mut session, state) = self.load_open(id)?;
+    fn apply_inner(&self, id: &str, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
+        let guard = self.locked(id, true)?;
+        let (session, state) = (guard.session(), guard.state());
         match &session.verification {
             None => {
-                return Err(EngineError::NotVerified {
+                return Err(ApplyError::NotVerified {
                     id: id.into(),
                     reason: "it has not been verified; run `genesis verify` first".into(),
                 });
             }
             Some(v) if v.snapshot != session.current_snapshot => {
-                return Err(EngineError::NotVerified {
+                return Err(ApplyError::NotVerified {
                     id: id.into(),
                     reason: format!(
                         "the verification is of snapshot {}, not the current snapshot {}; run `genesis verify` again",
@@ -75,7 +159,7 @@ impl Engine {
                 });
             }
             Some(v) if !v.obligations_ok => {
-                return Err(EngineError::NotVerified {
+                return Err(ApplyError::NotVerified {
                     id: id.into(),
                     reason: format!(
                         "its obligations failed (acceptance {}); `genesis status {id}` shows which",
@@ -83,14 +167,14 @@ impl Engine {
                     ),
                 });
             }
-            Some(v) => self.check_acceptance(id, &session, &state, v.acceptance)?,
+            Some(v) => self.check_acceptance(id, session, state, v.acceptance)?,
         }
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
         let list = changes(&base, &current);
         for c in &list {
             if let Some(reason) = forbidden_path(&c.path) {
-                return Err(EngineError::Unsafe {
+                return Err(ApplyError::Unsafe {
                     path: c.path.to_string(),
                     reason: reason.into(),
                 });
@@ -101,10 +185,10 @@ impl Engine {
             // The agent wrote the workspace itself: it must still equal the current snapshot,
             // judged as `patch` records it (the base's tracked members stay members, so a file
             // untracked during the session is not a difference).
-            let manifest = self.manifest_of(&state, &session)?;
+            let manifest = self.manifest_of(state, session)?;
             let mut opts = self.snapshot_options(&manifest)?;
             opts.tracked =
-                std::sync::Arc::new(opts.tracked.with_paths(self.base_tracked(&state)?.iter()));
+                std::sync::Arc::new(opts.tracked.with_paths(self.base_tracked(state)?.iter()));
             opts.stat_cache = Some(self.store.stat_cache_path(&root));
             let now = snapshot_dir(&root, &opts)?;
             let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
@@ -115,7 +199,7 @@ impl Engine {
         } else {
             let mut conflicts = preconditions::check_preconditions(&root, &list);
             if opts.strict {
-                let manifest = self.manifest_of(&state, &session)?;
+                let manifest = self.manifest_of(state, session)?;
                 let now = self.snapshot_cached(&root, &manifest)?;
                 let now_tree = Tree::from_parts(&self.store, now.snapshot, now.executable);
                 for c in changes(&base, &now_tree) {
@@ -131,22 +215,23 @@ impl Engine {
             conflicts
         };
         if !conflicts.is_empty() {
-            return Err(EngineError::Conflict {
+            return Err(ApplyError::Conflict {
                 id: id.into(),
                 conflicts,
             });
         }
         if opts.dry_run {
             return Ok(ApplyOutcome {
-                session,
+                session: guard.release().0,
                 changes: list,
                 written: false,
             });
         }
         if state.in_place {
             // Already on disk: only the status changes.
-            session.status = Status::Applied;
-            session::save(&self.store, &session, &state)?;
+            let mut guard = guard;
+            guard.session_mut().status = Status::Applied;
+            let (session, _) = guard.commit()?;
             return Ok(ApplyOutcome {
                 session,
                 changes: list,
@@ -160,6 +245,9 @@ impl Engine {
             ops: list.iter().map(journal_op).collect(),
         };
         self.run_journal(&journal)?;
+        // The journal's last step wrote the status (journal::finish, under this guard's
+        // lock); the guard goes without writing again.
+        let (mut session, _) = guard.release();
         session.status = Status::Applied;
         Ok(ApplyOutcome {
             session,
@@ -177,8 +265,8 @@ impl Engine {
         session: &Session,
         state: &SessionState,
         acceptance: Digest,
-    ) -> Result<(), EngineError> {
-        let refuse = |reason: String| EngineError::NotVerified {
+    ) -> Result<(), ApplyError> {
+        let refuse = |reason: String| ApplyError::NotVerified {
             id: id.into(),
             reason,
         };
@@ -189,7 +277,7 @@ impl Engine {
         })?;
         let record: AcceptanceRecord = crate::json::from_slice(&bytes).map_err(|e| match e {
             crate::json::JsonError::Duplicate(source) => {
-                EngineError::Store(StoreError::DuplicateKey {
+                ApplyError::Store(StoreError::DuplicateKey {
                     path: self.store.object_path(&acceptance),
                     source,
                 })
