@@ -204,6 +204,32 @@ fn snapshot_and_check() {
             ),
             Some(1)
         );
+        // `snapshot --json` output, on standard input or in a file, is taken by `check
+        // --expect` and `validate`.
+        std::fs::write(p.root.join("greeting.txt"), b"hi\n").unwrap();
+        std::fs::remove_file(p.root.join("new.txt")).unwrap();
+        let out = p.run(&["--json", "snapshot", "--no-store"]).stdout;
+        assert_eq!(
+            snap_stdin(
+                &p,
+                json,
+                "check_expect_snapshot_json_stdin",
+                &["check", "--expect", "-"],
+                &out
+            ),
+            Some(0)
+        );
+        let file = p.tmp().join("snapshot-out.json");
+        std::fs::write(&file, &out).unwrap();
+        assert_eq!(
+            snap(
+                &p,
+                json,
+                "validate_snapshot_json_output",
+                &["validate", file.to_str().unwrap()]
+            ),
+            Some(0)
+        );
     }
 }
 

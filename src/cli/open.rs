@@ -70,10 +70,14 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     // A failed open emits nothing: there is no session to number its events.
     let out = out?;
     super::events::save(&engine, &events)?;
-    for s in &out.skipped {
-        eprintln!("genesis: skipped {}: {}", s.path, s.reason);
+    ctx.report_skipped(
+        Some(engine.store().path()),
+        ctx.workspace().root(),
+        &out.skipped,
+    );
+    if ctx.chatty() {
+        super::snapshot::report_collisions(&out.collisions);
     }
-    super::snapshot::report_collisions(&out.collisions);
     if ctx.json {
         super::print_json(&serde_json::json!({
             "session": out.session,
