@@ -137,3 +137,27 @@ fn a_coloured_diff_is_refused_naming_the_colour() {
     let o = patch_stdin(r, "c1", plain);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn quiet_silences_notes_and_warnings_but_not_errors() {
+    let d = workspace(MANIFEST, &[("a.txt", b"a\n")]);
+    let r = d.path();
+    // Without -q, init warns that the manifest has no obligations; with it, nothing.
+    let o = run_in(r, &["-q", "init"]);
+    assert_eq!(code(&o), Some(0));
+    assert_eq!(stderr(&o), "");
+    let o = run_in(r, &["-q", "open", "--session", "q1"]);
+    assert_eq!(
+        (code(&o), stdout(&o), stderr(&o)),
+        (Some(0), "q1\n".into(), String::new())
+    );
+    let o = run_in(r, &["open", "--session", "q2"]);
+    assert!(
+        stderr(&o).starts_with("genesis: opened session q2 on snapshot "),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_in(r, &["-q", "status", "nope"]);
+    assert_eq!(code(&o), Some(2));
+    assert!(stderr(&o).starts_with("genesis: error: "), "{}", stderr(&o));
+}

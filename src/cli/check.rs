@@ -62,10 +62,11 @@ fn from_document(ctx: &Context, name: &str, bytes: &[u8]) -> Result<ExpectedArg,
     })?;
     let document = if value.get("schema").is_some() {
         Some(bytes.to_vec())
-    } else if let Some(inner) = value.get("snapshot").filter(|s| s.is_object()) {
-        Some(serde_json::to_vec(inner).expect("serialisable"))
     } else {
-        None
+        value
+            .get("snapshot")
+            .filter(|s| s.is_object())
+            .map(|inner| serde_json::to_vec(inner).expect("serialisable"))
     };
     let Some(document) = document else {
         return match value.get("identity").and_then(serde_json::Value::as_str) {

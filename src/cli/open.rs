@@ -87,11 +87,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }));
     } else {
         crate::outln!("{}", out.session.session);
-        eprintln!(
-            "genesis: opened session {} on snapshot {}",
-            out.session.session, out.session.base_snapshot
-        );
-        if let Some(d) = &out.checkout {
+        if ctx.chatty() {
+            eprintln!(
+                "genesis: opened session {} on snapshot {}",
+                out.session.session, out.session.base_snapshot
+            );
+        }
+        if let Some(d) = out.checkout.as_ref().filter(|_| ctx.chatty()) {
             eprintln!("genesis: checkout in {}", d.display());
         }
     }
