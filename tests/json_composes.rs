@@ -241,3 +241,30 @@ fn every_json_output_has_snake_case_keys() {
     assert_eq!(bad, Vec::<String>::new());
     assert_eq!(outputs.len(), 19, "{}", outputs.len());
 }
+
+/// `status --json` rows have one shape: a session that cannot be read has every key, `null`
+/// but for `error` (and a readable one has `"error": null`).
+#[test]
+fn status_rows_have_one_shape() {
+    let d = ws();
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "good"]));
+    ok(&run_in(r, &["open", "--session", "bad"]));
+    let doc = r.join(".genesis/sessions/bad.json");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    std::fs::write(&doc, text.replacen("{", "{\"status\": \"open\",", 1)).unwrap();
+    let v = ok_json(&run_in(r, &["--json", "status"]));
+    let rows = v["sessions"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let keys = |row: &Value| row.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&rows[0]), keys(&rows[1]));
+    let bad = &rows[0];
+    assert_eq!(bad["session"], "bad");
+    assert_eq!(bad["status"], Value::Null);
+    assert_eq!(
+        bad["error"],
+        "session bad: ./.genesis/sessions/bad.json: duplicate key \"status\" at /status"
+    );
+    assert_eq!(rows[1]["error"], Value::Null);
+    assert_eq!(rows[1]["status"], "open");
+}
