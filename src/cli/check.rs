@@ -102,7 +102,12 @@ fn from_document(ctx: &Context, name: &str, bytes: &[u8]) -> Result<ExpectedArg,
 
 fn parse_expected(ctx: &Context, s: &str) -> Result<ExpectedArg, CliError> {
     if s == "-" {
-        use std::io::Read;
+        use std::io::{IsTerminal, Read};
+        if std::io::stdin().is_terminal() && ctx.chatty() {
+            eprintln!(
+                "genesis: waiting for a snapshot document on standard input (paste it, then press Ctrl-D at the start of a line; Ctrl-C cancels)"
+            );
+        }
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
