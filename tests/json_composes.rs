@@ -223,7 +223,10 @@ fn every_json_output_has_snake_case_keys() {
         .to_owned();
     std::fs::write(r.join("b.txt"), b"unrecorded\n").unwrap();
     take(&["abort"], run_in(r, &["--json", "abort", &s2]));
-    let o = run_in(r, &["--json", "open", "--checkout", "/nonexistent/x/y"]);
+    // A checkout inside the workspace is refused: an error document.
+    let o = run_in(r, &["--json", "open", "--checkout", "inside"]);
+    assert_eq!(code(&o), Some(2), "{}", stdout(&o));
+    assert!(!r.join("inside").exists());
     take(&["open (refused)"], o);
     // The seed documents (session, snapshot) and the acceptance record keep their schema's
     // names (snake_case too, as it happens); everything else is Genesis's own.
