@@ -55,7 +55,19 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Runs the transaction; on failure prints the error as a sentence (its `Display`, not Rust's
+/// debug form) and exits 1.
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("transaction: error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<std::process::ExitCode, Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let _tmp;
     let (root, diff_path): (PathBuf, PathBuf) = match args.as_slice() {
@@ -64,11 +76,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo");
             _tmp = tempfile::tempdir()?;
             let root = _tmp.path().join("workspace");
-            copy_dir(&demo.join("workspace"), &root)?;
+            copy_dir(&demo.join("workspace"), &root)
+                .map_err(|e| format!("copying the sample workspace: {e}"))?;
             (root, demo.join("change.diff"))
         }
         _ => return Err("usage: transaction [WORKSPACE DIFF]".into()),
     };
+    // Every check first, so a mistake creates nothing (no store, no session).
+    if !root.is_dir() {
+        return Err(format!("{}: not a directory", root.display()).into());
+    }
+    let manifest = root.join(genesis::manifest::DEFAULT_MANIFEST);
+    if !manifest.is_file() {
+        return Err(format!(
+            "{}: no manifest; `genesis init` in the workspace writes one",
+            manifest.display()
+        )
+        .into());
+    }
+    genesis::manifest::Manifest::load(&manifest)?;
+    let diff = std::fs::read(&diff_path)
+        .map_err(|e| format!("{}: cannot read the diff: {e}", diff_path.display()))?;
+
     println!("workspace: {}", root.display());
     let engine = Engine::new(Workspace::new(&root, None), true)?;
     engine.recover_pending()?;
@@ -80,9 +109,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         opened.session.base_snapshot
     );
 
-    let diff = std::fs::read(&diff_path)?;
     let patched = engine.patch(&id, PatchInput::Diff(&diff), None, &mut Print)?;
-    let entry = patched.entry.expect("a diff always records an entry");
+    let Some(entry) = patched.entry else {
+        engine.abort(&id)?;
+        return Err(format!(
+            "{}: the diff changes nothing; session {id} aborted",
+            diff_path.display()
+        )
+        .into());
+    };
     println!(
         "2. patch    {} → {} ({} file(s))",
         entry.before_snapshot,
@@ -103,7 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !verified.record.obligations_ok {
         engine.abort(&id)?;
         println!("4. abort    the workspace is unchanged");
-        std::process::exit(1);
+        return Ok(std::process::ExitCode::FAILURE);
     }
 
     let applied = engine.apply(&id, &ApplyOptions::default(), &mut Print)?;
@@ -114,5 +149,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "4. apply    session {} is {}; the workspace now hashes to {}",
         id, applied.session.status, applied.session.current_snapshot
     );
-    Ok(())
+    Ok(std::process::ExitCode::SUCCESS)
 }

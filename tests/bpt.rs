@@ -180,8 +180,8 @@ fn start_continue_approve_applies_with_gapless_sequence() {
     let out = ok_json(&s.bpt(&resume(fixture("continue"), &worktree)));
     assert_eq!(out["status"], "verified", "{out}");
     assert_eq!(out["session"], session.as_str());
-    assert_eq!(out["filesChanged"], 2);
-    let interaction = out["interactionId"].as_str().unwrap().to_owned();
+    assert_eq!(out["files_changed"], 2);
+    let interaction = out["interaction_id"].as_str().unwrap().to_owned();
     let ev = s.events();
     let requested = ev
         .iter()
@@ -255,7 +255,7 @@ fn retry_aborts_the_previous_session_and_opens_a_fresh_worktree() {
 
     let out = ok_json(&s.bpt(&fixture("retry")));
     assert_eq!(out["status"], "ready");
-    assert_eq!(out["previousSession"], first_session.as_str());
+    assert_eq!(out["previous_session"], first_session.as_str());
     let session = out["session"].as_str().unwrap();
     assert_ne!(session, first_session);
     let tree = PathBuf::from(out["worktree"].as_str().unwrap());

@@ -204,6 +204,32 @@ fn snapshot_and_check() {
             ),
             Some(1)
         );
+        // `snapshot --json` output, on standard input or in a file, is taken by `check
+        // --expect` and `validate`.
+        std::fs::write(p.root.join("greeting.txt"), b"hi\n").unwrap();
+        std::fs::remove_file(p.root.join("new.txt")).unwrap();
+        let out = p.run(&["--json", "snapshot", "--no-store"]).stdout;
+        assert_eq!(
+            snap_stdin(
+                &p,
+                json,
+                "check_expect_snapshot_json_stdin",
+                &["check", "--expect", "-"],
+                &out
+            ),
+            Some(0)
+        );
+        let file = p.tmp().join("snapshot-out.json");
+        std::fs::write(&file, &out).unwrap();
+        assert_eq!(
+            snap(
+                &p,
+                json,
+                "validate_snapshot_json_output",
+                &["validate", file.to_str().unwrap()]
+            ),
+            Some(0)
+        );
     }
 }
 
@@ -453,6 +479,27 @@ fn log_and_status_after_a_failed_verification() {
         assert_eq!(o.status.code(), Some(0));
         assert_eq!(
             snap(&p, json, "log_unknown_obligation", &["log", &s, "nope"]),
+            Some(2)
+        );
+    }
+}
+
+/// New messages: the skipped-link warning with its once-note, then silence; a coloured diff
+/// refused (exit 2) saying so.
+#[test]
+fn skipped_once_and_coloured_diff_refused() {
+    for json in [false, true] {
+        let p = pinned();
+        assert_eq!(p.run(&["init"]).status.code(), Some(0));
+        std::os::unix::fs::symlink("greeting.txt", p.root.join("link")).unwrap();
+        let args = ["snapshot", "--identity"];
+        assert_eq!(snap(&p, json, "skipped_first_time", &args), Some(0));
+        assert_eq!(snap(&p, json, "skipped_second_time", &args), Some(0));
+        assert_eq!(p.run(&["open"]).status.code(), Some(0));
+        let s = only_session(&p);
+        let coloured = b"\x1b[1m--- a/greeting.txt\x1b[m\n\x1b[1m+++ b/greeting.txt\x1b[m\n\x1b[36m@@ -1 +1 @@\x1b[m\n\x1b[31m-hi\x1b[m\n\x1b[32m+hello\x1b[m\n";
+        assert_eq!(
+            snap_stdin(&p, json, "refused_coloured_diff", &["patch", &s], coloured),
             Some(2)
         );
     }

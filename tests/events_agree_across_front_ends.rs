@@ -142,7 +142,7 @@ fn event_sink_failure_after_a_committed_apply_warns_once_and_exits_0() {
     let out = ok_json(&o);
     let mut approve = resume(request("INTERACTION_RESPONSE", 3, &[]), &worktree);
     approve["interaction"] = serde_json::json!({
-        "id": out["interactionId"], "decision": "APPROVE", "message": "ok", "payload": ""
+        "id": out["interaction_id"], "decision": "APPROVE", "message": "ok", "payload": ""
     });
     let o = s.bpt(Path::new("/dev/full"), &approve);
     assert_eq!(code(&o), Some(0), "BPT: {}", stderr(&o));

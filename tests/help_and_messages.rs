@@ -141,7 +141,7 @@ fn usage_errors_name_the_missing_argument_in_json() {
     let d = tempfile::tempdir().unwrap();
     for (args, missing) in [
         (&["--json", "patch"][..], "<SESSION>"),
-        (&["--json", "check"], "--expect <IDENTITY|FILE>"),
+        (&["--json", "check"], "--expect <IDENTITY|FILE|->"),
         (&["--json", "completions"], "<SHELL>"),
     ] {
         let o = run_in(d.path(), args);

@@ -1,7 +1,8 @@
 //! Driven through a real terminal (`tmux`: send-keys, capture-pane): the bash completion
 //! script loads in an interactive bash and completes a subcommand on Tab; `status` on a
 //! terminal marks each session's shortest unique prefix in bold (brackets only off a
-//! terminal). Skipped where tmux or bash is missing.
+//! terminal); `patch SESSION` with a terminal on standard input says it is waiting for a diff,
+//! and records the one pasted and ended with Ctrl-D. Skipped where tmux or bash is missing.
 
 mod common;
 
@@ -67,6 +68,30 @@ impl Tmux {
             c.arg("-e");
         }
         String::from_utf8_lossy(&c.output().unwrap().stdout).into_owned()
+    }
+
+    /// The pane's text with wrapped lines joined (`capture-pane -J`).
+    fn capture_joined(&self) -> String {
+        let o = Command::new("tmux")
+            .args(["-S", &self.socket, "capture-pane", "-p", "-J", "-t", "t"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    /// Pastes `text` into the pane as a terminal paste does (`set-buffer`, `paste-buffer`).
+    fn paste(&self, text: &str) {
+        for args in [
+            &["set-buffer", "--", text][..],
+            &["paste-buffer", "-t", "t"][..],
+        ] {
+            let st = Command::new("tmux")
+                .args(["-S", &self.socket])
+                .args(args)
+                .status()
+                .unwrap();
+            assert!(st.success());
+        }
     }
 
     /// Waits (up to 10 s) until the pane shows something `done` accepts; returns it.
@@ -162,4 +187,60 @@ fn status_on_a_terminal_bolds_the_short_prefix() {
             "{rest} not dimmed: {pane:?}"
         );
     }
+}
+
+/// `genesis patch SESSION` reading a terminal says, before it waits, that it is waiting for a
+/// diff on standard input and how to end it; a diff pasted and ended with Ctrl-D is recorded,
+/// exactly as the same diff from a file is.
+#[test]
+fn patch_on_a_terminal_says_it_waits_and_records_the_pasted_diff() {
+    if !have_terminal_tools() {
+        eprintln!("skipped: no tmux or bash");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    let files: &[(&str, &[u8])] = &[
+        (
+            "genesis.json",
+            br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#,
+        ),
+        ("a.txt", b"one\ntwo\n"),
+    ];
+    common::write_tree(&ws, files);
+    common::ok(&common::run_in(&ws, &["open", "--session", "tty1"]));
+    // The tree the diff should produce, hashed apart.
+    let expected = d.path().join("expected");
+    common::write_tree(&expected, files);
+    std::fs::write(expected.join("a.txt"), b"one\nTWO\n").unwrap();
+    let expected = common::identity(&expected);
+
+    let t = Tmux::start(&ws, d.path());
+    t.keys(&["genesis patch tty1; echo exit=$?", "Enter"]);
+    let waiting = "genesis: waiting for a diff on standard input (paste or type it, then press Ctrl-D at the start of a line; Ctrl-C cancels). To record a file: genesis patch tty1 FILE";
+    let pane = t.wait_for(false, |s| s.contains("genesis: waiting"));
+    assert!(t.capture_joined().contains(waiting), "{pane}");
+    assert!(
+        !pane.lines().any(|l| l.starts_with("exit=")),
+        "it must wait: {pane}"
+    );
+    t.paste("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n");
+    t.keys(&["C-d"]);
+    let pane = t.wait_for(false, |s| s.lines().any(|l| l.starts_with("exit=")));
+    assert!(pane.contains("\nexit=0"), "{pane}");
+    assert!(
+        pane.contains("\nM\ta.txt") || pane.contains("\nM       a.txt"),
+        "{pane}"
+    );
+    assert_eq!(
+        common::session_doc(&ws, "tty1")["current_snapshot"],
+        expected.as_str()
+    );
+    // Off a terminal (a pipe) nothing is said: the diff is simply read.
+    let o = common::patch_stdin(&ws, "tty1", b"");
+    assert!(
+        !common::stderr(&o).contains("waiting"),
+        "{}",
+        common::stderr(&o)
+    );
 }

@@ -118,7 +118,25 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
 
 fn print(ctx: &Context, out: &Outcome, redactor: &Redactor) {
     if ctx.json {
-        let text = serde_json::to_string_pretty(out).expect("serialisable");
+        // snake_case keys, as every other command's (the library's `Outcome` serialises with
+        // the BPT request's camelCase, which the event streams keep).
+        let value = serde_json::json!({
+            "operation": out.operation,
+            "status": out.status,
+            "session": out.session,
+            "worktree": out.worktree,
+            "local_task_id": out.local_task_id,
+            "execution_id": out.execution_id,
+            "attempt": out.attempt,
+            "turn": out.turn,
+            "previous_session": out.previous_session,
+            "snapshot": out.snapshot,
+            "acceptance": out.acceptance,
+            "interaction_id": out.interaction_id,
+            "files_changed": out.files_changed,
+            "failed": out.failed,
+        });
+        let text = serde_json::to_string_pretty(&value).expect("serialisable");
         let mut text = redactor.redact(&text);
         text.push('\n');
         super::write_out(&text);

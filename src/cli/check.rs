@@ -1,4 +1,4 @@
-//! `genesis check [DIR] --expect IDENTITY|SNAPSHOT.json`: CI reproducibility.
+//! `genesis check [DIR] --expect IDENTITY|SNAPSHOT.json|-`: CI reproducibility.
 
 use std::path::PathBuf;
 
@@ -13,13 +13,107 @@ use super::{CliError, Context};
 pub struct Args {
     /// The tree to check. Default: the workspace root.
     dir: Option<PathBuf>,
-    /// The expected identity (64 hex characters, or a unique prefix of 4 or more of a snapshot
-    /// in the store) or a snapshot document file.
-    #[arg(long, value_name = "IDENTITY|FILE")]
+    /// The expected snapshot: an identity (64 hex characters, or a unique prefix of 4 or more
+    /// of a snapshot in the store), a file holding a snapshot document or the JSON output of
+    /// `genesis snapshot` (with or without --identity), or `-` for such a document on
+    /// standard input.
+    #[arg(long, value_name = "IDENTITY|FILE|-")]
     expect: String,
 }
 
-fn parse_expected(ctx: &Context, s: &str) -> Result<(Expected, Option<Tree>), CliError> {
+/// What `--expect` named: the expected snapshot, its tree when it can be listed, and else why
+/// the differing paths cannot be listed.
+struct ExpectedArg {
+    expected: Expected,
+    tree: Option<Tree>,
+    no_tree_reason: Option<String>,
+}
+
+/// The expected identity `d`, with its tree when the workspace's store holds it.
+fn by_identity(ctx: &Context, d: Digest) -> ExpectedArg {
+    let store = ctx.workspace().existing_store().ok().flatten();
+    let tree = store
+        .as_ref()
+        .filter(|st| st.has_snapshot(&d))
+        .and_then(|st| Tree::from_store(st, &d).ok());
+    let no_tree_reason = tree.is_none().then(|| {
+        format!(
+            "snapshot {d} is not in {}; give its document to --expect (`genesis snapshot --json > FILE` where it was taken) to list the differing paths",
+            if store.is_some() { "the store" } else { "a store (there is none here)" }
+        )
+    });
+    ExpectedArg {
+        expected: Expected::Identity(d),
+        tree,
+        no_tree_reason,
+    }
+}
+
+/// Reads an expected snapshot from `bytes` (named `name` in errors): a snapshot document
+/// (`genesis/workspace-snapshot-v0.1`), the output of `genesis snapshot --json` (its
+/// `snapshot` member is the document; its `identity` must be the document's), or that of
+/// `genesis snapshot --json --identity` (`{"identity": …}`).
+fn from_document(ctx: &Context, name: &str, bytes: &[u8]) -> Result<ExpectedArg, CliError> {
+    let value = genesis::json::value_from_slice(bytes).map_err(|e| match e {
+        genesis::json::JsonError::Duplicate(d) => CliError::usage(format!("{name}: {d}")),
+        e => CliError::usage(format!(
+            "{name}: not a snapshot document: invalid JSON: {e}"
+        )),
+    })?;
+    let document = if value.get("schema").is_some() {
+        Some(bytes.to_vec())
+    } else {
+        value
+            .get("snapshot")
+            .filter(|s| s.is_object())
+            .map(|inner| serde_json::to_vec(inner).expect("serialisable"))
+    };
+    let Some(document) = document else {
+        return match value.get("identity").and_then(serde_json::Value::as_str) {
+            Some(id) if value.as_object().is_some_and(|o| o.len() == 1) => {
+                let d = id
+                    .parse::<Digest>()
+                    .map_err(|e| CliError::usage(format!("{name}: /identity: {e}")))?;
+                Ok(by_identity(ctx, d))
+            }
+            _ => Err(CliError::usage(format!(
+                "{name}: not a snapshot document (no \"schema\" member), nor the output of `genesis snapshot --json` (no \"snapshot\" member) or of `genesis snapshot --json --identity` (only \"identity\")"
+            ))),
+        };
+    };
+    let snap =
+        Snapshot::from_json(&document).map_err(|e| CliError::usage(format!("{name}: {e}")))?;
+    if let Some(outer) = value
+        .get("identity")
+        .filter(|_| value.get("schema").is_none())
+        && outer.as_str() != Some(snap.identity().to_string().as_str())
+    {
+        return Err(CliError::usage(format!(
+            "{name}: /identity {outer} is not the identity of the snapshot under /snapshot ({})",
+            snap.identity()
+        )));
+    }
+    Ok(ExpectedArg {
+        expected: Expected::Snapshot(snap.clone()),
+        tree: Some(Tree::from_snapshot(snap)),
+        no_tree_reason: None,
+    })
+}
+
+fn parse_expected(ctx: &Context, s: &str) -> Result<ExpectedArg, CliError> {
+    if s == "-" {
+        use std::io::{IsTerminal, Read};
+        if std::io::stdin().is_terminal() && ctx.chatty() {
+            eprintln!(
+                "genesis: waiting for a snapshot document on standard input (paste it, then press Ctrl-D at the start of a line; Ctrl-C cancels)"
+            );
+        }
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| CliError::io(format!("--expect -: standard input: {e}")))?;
+        return from_document(ctx, "standard input", &bytes);
+    }
     let is_file = std::path::Path::new(s).exists();
     if !is_file && let Some(e) = super::ids::too_short_snapshot_prefix("--expect", s) {
         return Err(e);
@@ -29,24 +123,21 @@ fn parse_expected(ctx: &Context, s: &str) -> Result<(Expected, Option<Tree>), Cl
         let store = ctx.store()?;
         let d = super::ids::snapshot(&store, s)?;
         let tree = Tree::from_store(&store, &d)?;
-        return Ok((Expected::Identity(d), Some(tree)));
+        return Ok(ExpectedArg {
+            expected: Expected::Identity(d),
+            tree: Some(tree),
+            no_tree_reason: None,
+        });
     }
     if let Ok(d) = s.parse::<Digest>()
-        && !std::path::Path::new(s).exists()
+        && !is_file
     {
         // If the store knows the snapshot, the differing paths can be listed.
-        let tree = ctx
-            .workspace()
-            .existing_store()
-            .ok()
-            .flatten()
-            .filter(|st| st.has_snapshot(&d))
-            .and_then(|st| Tree::from_store(&st, &d).ok());
-        return Ok((Expected::Identity(d), tree));
+        return Ok(by_identity(ctx, d));
     }
     if std::path::Path::new(s).is_dir() {
         return Err(CliError::usage(format!(
-            "--expect {s:?}: a directory; give an identity or a snapshot document file"
+            "--expect {s:?}: a directory; give an identity, a snapshot document file or -"
         )));
     }
     let bytes = std::fs::read(s).map_err(|e| {
@@ -58,16 +149,16 @@ fn parse_expected(ctx: &Context, s: &str) -> Result<(Expected, Option<Tree>), Cl
             CliError::io(format!("{s}: {e}"))
         }
     })?;
-    let snap = Snapshot::from_json(&bytes).map_err(|e| CliError::usage(format!("{s}: {e}")))?;
-    Ok((
-        Expected::Snapshot(snap.clone()),
-        Some(Tree::from_snapshot(snap)),
-    ))
+    from_document(ctx, s, &bytes)
 }
 
 /// Exit 0 when DIR hashes to the expected identity, 1 (with the differing paths) when not.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
-    let (expected, expected_tree) = parse_expected(ctx, &args.expect)?;
+    let ExpectedArg {
+        expected,
+        tree: expected_tree,
+        no_tree_reason,
+    } = parse_expected(ctx, &args.expect)?;
     let ws = ctx.workspace_for(args.dir.as_deref());
     let dir = args.dir.clone().unwrap_or_else(|| ws.root().to_path_buf());
     if !dir.is_dir() {
@@ -90,11 +181,15 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             .iter()
             .map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path}))
             .collect();
+        // Without the expected tree the differing paths are unknown, not none: `null`, and
+        // `differences_unknown` says why.
+        let unknown = (!outcome.matches()).then_some(no_tree_reason).flatten();
         super::print_json(&serde_json::json!({
             "match": outcome.matches(),
             "expected": outcome.expected,
             "actual": outcome.actual,
-            "differences": diffs,
+            "differences": if unknown.is_some() { serde_json::Value::Null } else { diffs.into() },
+            "differences_unknown": unknown,
         }));
     } else if outcome.matches() {
         crate::outln!("ok: {} matches {}", dir.display(), outcome.actual);
@@ -112,10 +207,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 genesis::diff::quote_path("", c.path.as_str())
             );
         }
-        if expected_tree.is_none() {
-            crate::outln!(
-                "(the expected snapshot is not in the store; pass its document to --expect to list the differing paths)"
-            );
+        if let Some(why) = &no_tree_reason {
+            crate::outln!("(cannot list the differing paths: {why})");
         }
     }
     Ok(if outcome.matches() { 0 } else { 1 })

@@ -91,10 +91,24 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             })
             .collect();
         drop(out);
+        // The diff itself, as `genesis diff` prints it (uncoloured): `null` when it is not
+        // UTF-8 (a text file in another encoding), which a JSON string cannot carry.
+        let mut text = Vec::new();
+        write_git_diff(&a, &b, &list, &DiffOptions::default(), &mut text)?;
+        let text = String::from_utf8(text).ok();
+        // The totals of `--stat`'s last line.
+        let insertions: u64 = st.iter().map(|s| s.added).sum();
+        let deletions: u64 = st.iter().map(|s| s.removed).sum();
         super::print_json(&serde_json::json!({
             "from": a.snapshot.identity(),
             "to": b.snapshot.identity(),
             "files": files,
+            "stat": {
+                "files_changed": list.len(),
+                "insertions": insertions,
+                "deletions": deletions,
+            },
+            "diff": text,
         }));
         return Ok(0);
     }

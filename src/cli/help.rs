@@ -33,6 +33,7 @@ pub const SNAPSHOT: &str = "\
 Examples:
   genesis snapshot --identity       the workspace's identity (64 hex digits)
   genesis snapshot --no-store build/ > build.snapshot.json
+  genesis snapshot --json > s.json && genesis check --expect s.json && genesis validate s.json
 
 Exit status: 0 printed; 2 not a directory, a path Genesis refuses, or over a size limit;
 4 I/O error.";
@@ -52,6 +53,7 @@ pub const CHECK: &str = "\
 Examples:
   genesis check --expect adfb3c     the workspace against a stored snapshot (prefix)
   genesis check dist/ --expect dist.snapshot.json
+  genesis snapshot --json | ssh ci genesis check --expect -    another tree against this one
 
 Exit status: 0 the tree hashes to the expected identity; 1 it does not (differing paths
 listed); 2 a bad --expect or DIR; 4 I/O error.";

@@ -25,7 +25,11 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             .unwrap_or_else(|| PathBuf::from(".")),
         ctx.store_arg.clone(),
     );
-    if let Some(outer) = ctx.discovered.as_ref().filter(|d| d.as_os_str() != ".") {
+    if let Some(outer) = ctx
+        .discovered
+        .as_ref()
+        .filter(|d| d.as_os_str() != "." && ctx.chatty())
+    {
         eprintln!(
             "genesis: note: the workspace at {} holds this directory; this makes a separate workspace nested inside it",
             std::fs::canonicalize(outer)
@@ -65,7 +69,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         true
     };
     let obligations = Manifest::load(&manifest_path)?.obligations.len();
-    if obligations == 0 {
+    if obligations == 0 && ctx.chatty() {
         eprintln!(
             "genesis: warning: {} has no obligations, so `genesis verify` runs nothing and `apply` is gated on nothing; add the commands that must pass to its \"obligations\" list, e.g.\n  \"obligations\": [{{\"id\": \"test\", \"run\": [\"cargo\", \"test\"], \"timeout_s\": 600}}]",
             manifest_path.display()

@@ -12,6 +12,7 @@ mod help;
 mod ids;
 mod init;
 mod log;
+mod notes;
 mod open;
 mod pager;
 mod patch;
@@ -69,6 +70,19 @@ pub struct Cli {
     /// `less -FRX`).
     #[arg(long, global = true, help_heading = GLOBAL)]
     no_pager: bool,
+    /// No warnings or notes on standard error (errors still), as git's -q.
+    #[arg(
+        short = 'q',
+        long,
+        global = true,
+        conflicts_with = "verbose",
+        help_heading = GLOBAL
+    )]
+    quiet: bool,
+    /// Every warning, every time: a warning that repeats (skipped symbolic links) is otherwise
+    /// given once per store.
+    #[arg(short = 'v', long, global = true, help_heading = GLOBAL)]
+    verbose: bool,
     /// Seconds to wait for another process's store lock before exit 3.
     #[arg(
         long,
@@ -235,6 +249,8 @@ pub struct Context {
     pub worker_id: Option<String>,
     /// `--no-pager`.
     pub no_pager: bool,
+    /// `-q` / `-v`.
+    pub verbosity: notes::Verbosity,
 }
 
 impl Context {
@@ -275,6 +291,22 @@ impl Context {
     /// How long to wait for the store lock.
     pub fn wait(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.wait)
+    }
+
+    /// Whether notes and warnings go to standard error (not with `-q`).
+    pub fn chatty(&self) -> bool {
+        self.verbosity != notes::Verbosity::Quiet
+    }
+
+    /// Reports the entries a snapshot of `root` left out, once per store for a given set
+    /// ([`notes::report_skipped`]); `store` is where the report is remembered.
+    pub fn report_skipped(
+        &self,
+        store: Option<&std::path::Path>,
+        root: &std::path::Path,
+        skipped: &[genesis::snapshot::Skipped],
+    ) {
+        notes::report_skipped(self.verbosity, store, root, skipped);
     }
 
     /// The workspace named by `--workspace` (default `.`).
@@ -327,6 +359,13 @@ pub fn run() -> ExitCode {
         events_format: events.events_format.clone(),
         worker_id: events.worker_id.clone(),
         no_pager: cli.no_pager,
+        verbosity: if cli.quiet {
+            notes::Verbosity::Quiet
+        } else if cli.verbose {
+            notes::Verbosity::Verbose
+        } else {
+            notes::Verbosity::Normal
+        },
     };
     if let Some(Err(e)) = events
         .events_format

@@ -70,10 +70,14 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     // A failed open emits nothing: there is no session to number its events.
     let out = out?;
     super::events::save(&engine, &events)?;
-    for s in &out.skipped {
-        eprintln!("genesis: skipped {}: {}", s.path, s.reason);
+    ctx.report_skipped(
+        Some(engine.store().path()),
+        ctx.workspace().root(),
+        &out.skipped,
+    );
+    if ctx.chatty() {
+        super::snapshot::report_collisions(&out.collisions);
     }
-    super::snapshot::report_collisions(&out.collisions);
     if ctx.json {
         super::print_json(&serde_json::json!({
             "session": out.session,
@@ -83,11 +87,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }));
     } else {
         crate::outln!("{}", out.session.session);
-        eprintln!(
-            "genesis: opened session {} on snapshot {}",
-            out.session.session, out.session.base_snapshot
-        );
-        if let Some(d) = &out.checkout {
+        if ctx.chatty() {
+            eprintln!(
+                "genesis: opened session {} on snapshot {}",
+                out.session.session, out.session.base_snapshot
+            );
+        }
+        if let Some(d) = out.checkout.as_ref().filter(|_| ctx.chatty()) {
             eprintln!("genesis: checkout in {}", d.display());
         }
     }

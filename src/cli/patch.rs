@@ -1,6 +1,6 @@
 //! `genesis patch SESSION [DIFF|-]` / `--from DIR`: record a patch.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use genesis::engine::{PatchInput, VerifyOptions};
@@ -54,13 +54,31 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                     CliError::usage(format!("{}: cannot read the diff: {e}", p.display()))
                 })?,
                 _ => {
+                    let stdin = std::io::stdin();
+                    if stdin.is_terminal() && ctx.chatty() {
+                        // Never a silent hang: say what is awaited and how to end it.
+                        eprintln!(
+                            "genesis: waiting for a diff on standard input (paste or type it, then press Ctrl-D at the start of a line; Ctrl-C cancels). To record a file: genesis patch {} FILE",
+                            args.session
+                        );
+                    }
                     let mut b = Vec::new();
-                    std::io::stdin()
+                    stdin
+                        .lock()
                         .read_to_end(&mut b)
                         .map_err(|e| CliError::io(format!("standard input: {e}")))?;
                     b
                 }
             };
+            let from = match &args.diff {
+                Some(p) if p.as_os_str() != "-" => p.display().to_string(),
+                _ => "standard input".to_owned(),
+            };
+            if let Some(line) = coloured_line(&bytes) {
+                return Err(CliError::usage(format!(
+                    "{from}: a coloured diff: line {line} starts with an ANSI escape (ESC[), as `git diff --color=always` or `color.ui = always` writes; give it without colour: `git diff --no-color`"
+                )));
+            }
             PatchInput::Diff(&bytes)
         }
     };
@@ -77,9 +95,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         let mut both = Both(events, &mut progress);
         Ok(engine.patch(&session, input, verify, &mut both)?)
     })?;
-    for s in &out.skipped {
-        eprintln!("genesis: skipped {}: {}", s.path, s.reason);
-    }
+    // `--from DIR` or an in-place session's workspace: the tree that was snapshotted.
+    let tree = args
+        .from
+        .clone()
+        .unwrap_or_else(|| ctx.workspace().root().to_path_buf());
+    ctx.report_skipped(Some(engine.store().path()), &tree, &out.skipped);
     let ok = out
         .verification
         .as_ref()
@@ -115,4 +136,15 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+/// The first line (1-based) of `diff` that starts with an ANSI control sequence (`ESC [`), as
+/// every line of `git diff --color=always` output does; `None` when no line does. No line of a
+/// diff that git or Genesis writes starts so (headers start with a word, hunk lines with ` `,
+/// `+`, `-` or `\`); refusing it keeps a coloured diff, whose lines a parser would otherwise
+/// skip as text between files, from being recorded as "no changes".
+pub fn coloured_line(diff: &[u8]) -> Option<usize> {
+    diff.split(|&b| b == b'\n')
+        .position(|l| l.starts_with(b"\x1b["))
+        .map(|i| i + 1)
 }

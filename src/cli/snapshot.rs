@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use genesis::snapshot::{SnapshotOutcome, snapshot_dir};
+use genesis::snapshot::snapshot_dir;
 
 use super::{CliError, Context};
 
@@ -11,20 +11,13 @@ use super::{CliError, Context};
 pub struct Args {
     /// Directory to snapshot. Default: the workspace root.
     dir: Option<PathBuf>,
-    /// Print only the identity (64 hex characters).
+    /// Print only the identity (64 hex characters; as JSON, `{"identity": …}`).
     #[arg(long)]
     identity: bool,
     /// Never write a store: a pure hash of the tree (a session's checkout is still judged with
     /// the tracked files its session recorded, read from the store when there is one).
     #[arg(long)]
     no_store: bool,
-}
-
-/// Prints each left-out entry on standard error.
-pub fn report_skipped(outcome: &SnapshotOutcome) {
-    for s in &outcome.skipped {
-        eprintln!("genesis: skipped {}: {}", s.path, s.reason);
-    }
 }
 
 /// Warns on standard error about each group of names that differ only by case or Unicode
@@ -79,11 +72,20 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         pb.finish_and_clear();
     }
     let (outcome, blobs_added) = result?;
-    report_skipped(&outcome);
+    ctx.report_skipped(
+        store.as_ref().map(genesis::store::Store::path),
+        &dir,
+        &outcome.skipped,
+    );
     let snap = &outcome.snapshot;
     let collisions = snap.fold_collisions();
-    report_collisions(&collisions);
-    if ctx.json {
+    if ctx.chatty() {
+        report_collisions(&collisions);
+    }
+    if ctx.json && args.identity {
+        // The identity alone, still a JSON document (`check --expect` takes it).
+        super::print_json(&serde_json::json!({ "identity": snap.identity() }));
+    } else if ctx.json {
         super::print_json(&serde_json::json!({
             "identity": snap.identity(),
             "snapshot": snap.to_value(),

@@ -55,10 +55,19 @@ fn list(ctx: &Context, engine: &genesis::engine::Engine) -> Result<u8, CliError>
                 "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
                 "failed": engine.failed_obligations(id).ok().flatten().unwrap_or_default(),
                 "current_snapshot": s.current_snapshot,
+                "error": null,
             })),
-            Err(e) => rows.push(
-                serde_json::json!({"session": id, "short_id": short, "error": e.to_string()}),
-            ),
+            // The same keys for a session that cannot be read: `null` but for `error`.
+            Err(e) => rows.push(serde_json::json!({
+                "session": id,
+                "short_id": short,
+                "status": null,
+                "patches": null,
+                "verified": null,
+                "failed": null,
+                "current_snapshot": null,
+                "error": e.to_string(),
+            })),
         }
     }
     if ctx.json {
@@ -73,7 +82,7 @@ fn list(ctx: &Context, engine: &genesis::engine::Engine) -> Result<u8, CliError>
                 r["short_id"].as_str().unwrap_or(""),
                 bold,
             );
-            match r.get("error") {
+            match r.get("error").filter(|e| !e.is_null()) {
                 Some(e) => crate::outln!("{}\tINVALID: {}", shown, e.as_str().unwrap_or("")),
                 None => crate::outln!(
                     "{}\t{}\t{} patch(es)\t{}",

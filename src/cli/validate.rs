@@ -9,7 +9,8 @@ use super::{CliError, Context};
 /// Arguments of `genesis validate`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Session, snapshot or manifest documents (JSON), told apart by their `schema` field.
+    /// Session, snapshot or manifest documents (JSON), told apart by their `schema` field;
+    /// the output of `genesis snapshot --json` too (its `snapshot` member is checked).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -36,20 +37,53 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             Err(message) => {
                 eprintln!("genesis: error: {message}");
                 worst = 2;
-                results.push(serde_json::json!({"file": f, "valid": false, "error": message}));
+                results.push(serde_json::json!({
+                    "file": f,
+                    "kind": null,
+                    "valid": false,
+                    "violations": [],
+                    "document_at": null,
+                    "error": message,
+                }));
                 continue;
             }
         };
-        let (kind, violations) = validate_document(&value);
+        let (kind, violations, inside) = match snapshot_output(&value) {
+            Some(inner) => {
+                // `genesis snapshot --json` output: the document under /snapshot is what is
+                // validated (pointers say so), and /identity must be its identity.
+                let (kind, mut violations) = validate_document(inner);
+                for v in &mut violations {
+                    v.pointer = format!("/snapshot{}", v.pointer);
+                }
+                if violations.is_empty() && value["identity"] != inner["identity"] {
+                    violations.push(genesis::schema::Violation {
+                        pointer: "/identity".into(),
+                        message: format!(
+                            "{} is not the identity of the snapshot under /snapshot ({})",
+                            value["identity"], inner["identity"]
+                        ),
+                    });
+                }
+                (kind, violations, Some("/snapshot"))
+            }
+            None => {
+                let (kind, violations) = validate_document(&value);
+                (kind, violations, None)
+            }
+        };
         if !violations.is_empty() {
             worst = worst.max(1);
         }
         if !ctx.json {
             let kind_name = kind.map_or("unknown document", |k| k.schema_name());
+            let at = inside.map_or(String::new(), |p| {
+                format!(" (at {p} of `genesis snapshot --json` output)")
+            });
             if violations.is_empty() {
-                crate::outln!("{}: valid {kind_name}", f.display());
+                crate::outln!("{}: valid {kind_name}{at}", f.display());
             } else {
-                crate::outln!("{}: invalid {kind_name}", f.display());
+                crate::outln!("{}: invalid {kind_name}{at}", f.display());
                 for v in &violations {
                     crate::outln!("  {v}");
                 }
@@ -60,10 +94,24 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             "kind": kind,
             "valid": violations.is_empty(),
             "violations": violations,
+            "document_at": inside,
+            "error": null,
         }));
     }
     if ctx.json {
         super::print_json(&serde_json::json!({ "files": results }));
     }
     Ok(worst)
+}
+
+/// The snapshot document inside `genesis snapshot --json` output: an object with no `schema`
+/// whose `snapshot` member is an object naming the snapshot schema, beside an `identity`.
+fn snapshot_output(value: &serde_json::Value) -> Option<&serde_json::Value> {
+    if value.get("schema").is_some() || value.get("identity").is_none() {
+        return None;
+    }
+    value.get("snapshot").filter(|s| {
+        s.get("schema").and_then(serde_json::Value::as_str)
+            == Some(genesis::snapshot::SNAPSHOT_SCHEMA)
+    })
 }
