@@ -10,7 +10,7 @@
 //!                               format 1; see [`codec`])
 //! snapshots/<identity>.json     snapshot documents (pretty JSON, 004 #/$defs/snapshot)
 //! snapshots/<identity>.exec.json  {"executable": [paths…]} for that snapshot
-//! statcache/<key>.json          stat cache of one directory tree (see crate::statcache)
+//! statcache/<key>.bin           stat cache of one directory tree (see crate::statcache)
 //! sessions/  journal/  tmp/     used by sessions and apply
 //! ```
 //!
@@ -524,11 +524,11 @@ impl Store {
     }
 
     /// Where the stat cache of the tree at `root` lives: `statcache/<sha256 of its canonical
-    /// path>.json`.
+    /// path>.bin` (binary, see [`crate::statcache`]).
     pub fn stat_cache_path(&self, root: &Path) -> PathBuf {
         let canon = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let key = Digest::of(canon.as_os_str().as_encoded_bytes());
-        self.root.join("statcache").join(format!("{key}.json"))
+        self.root.join("statcache").join(format!("{key}.bin"))
     }
 
     /// Snapshots the tree at `root` into the store: files unchanged since the last snapshot
