@@ -60,7 +60,13 @@ fn snapshot_stores_a_zstd_frame_named_by_the_raw_bytes_and_checkout_writes_the_r
     let dir = co.path().join("co");
     let o = run_in(
         r,
-        &["open", "--session", "s", "--checkout", dir.to_str().unwrap()],
+        &[
+            "open",
+            "--session",
+            "s",
+            "--checkout",
+            dir.to_str().unwrap(),
+        ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(std::fs::read(dir.join("a.txt")).unwrap(), a);
@@ -103,7 +109,13 @@ fn a_store_of_raw_objects_is_read_and_upgraded_on_its_first_write() {
     let dir = co.path().join("co");
     let o = run_in(
         r,
-        &["open", "--session", "s", "--checkout", dir.to_str().unwrap()],
+        &[
+            "open",
+            "--session",
+            "s",
+            "--checkout",
+            dir.to_str().unwrap(),
+        ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(std::fs::read(dir.join("a.txt")).unwrap(), b"one\n");
@@ -142,7 +154,13 @@ fn a_frame_of_other_content_or_a_truncated_frame_is_corruption_exit_4() {
         let dir = co.path().join("co");
         let o = run_in(
             r,
-            &["open", "--session", "s", "--checkout", dir.to_str().unwrap()],
+            &[
+                "open",
+                "--session",
+                "s",
+                "--checkout",
+                dir.to_str().unwrap(),
+            ],
         );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(4), "{damage}: {err}");
