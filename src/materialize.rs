@@ -8,7 +8,6 @@
 //! standing where a directory must be are replaced; links are never followed.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -169,11 +168,7 @@ pub fn write_blob(
         .prefix(".genesis-tmp-")
         .tempfile_in(parent)
         .map_err(io(parent))?;
-    {
-        let mut w = std::io::BufWriter::with_capacity(256 * 1024, tmp.as_file_mut());
-        store.copy_object_named(blob, &mut w, Some(target))?;
-        w.flush().map_err(io(target))?;
-    }
+    store.copy_object_named(blob, tmp.as_file_mut(), Some(target))?;
     tmp.as_file()
         .set_permissions(std::fs::Permissions::from_mode(mode))
         .map_err(io(target))?;

@@ -1,8 +1,20 @@
 //! The stat cache: path → `lstat` fields and blob, so a snapshot does not read files that have
 //! not changed (like git's index and jj's tree state).
 //!
-//! Kept in the store as `statcache/<sha256 of the root's path>.json`, one per directory tree,
-//! rewritten (temp file, rename) after each snapshot of that tree.
+//! Kept in the store as `statcache/<sha256 of the root's path>.bin`, one per directory tree,
+//! rewritten (temp file, `fsync`, rename) after each snapshot that changed an entry, and read in
+//! one go. The file (all integers little-endian):
+//!
+//! ```text
+//! header   magic "GNSTATC\0" (8 bytes), version u32 (= 1), entry count u32
+//! entries  path length u32, path (UTF-8 workspace path), size u64, mtime_ns i64, ctime_ns i64,
+//!          inode u64, device u64, blob (32 bytes of SHA-256)
+//! trailer  SHA-256 of every byte before it (32 bytes), like git's index
+//! ```
+//!
+//! A file that is not exactly this (another version, the JSON cache of Genesis before it,
+//! truncated, a checksum that does not match, a path that is not UTF-8) is ignored: the cache
+//! is then empty and every file is read and hashed again, never an error.
 //!
 //! **Racy entries** (git's "racy git" problem): a file written in the same timestamp tick as it
 //! was hashed could change again without its times changing. So an entry is only cached when
@@ -20,20 +32,14 @@ use crate::path::WorkspacePath;
 /// Entries younger than this (nanoseconds) before the snapshot started are not cached.
 pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
 
-const SCHEMA: &str = "genesis/stat-cache-v0.1";
-
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct Entry {
-    path: String,
-    stat: StatKey,
-    blob: Digest,
-}
-
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct File {
-    schema: String,
-    entries: Vec<Entry>,
-}
+/// The first 8 bytes of a stat cache file.
+pub const MAGIC: [u8; 8] = *b"GNSTATC\0";
+/// The version of the layout above; any other is ignored.
+pub const VERSION: u32 = 1;
+const HEADER: usize = 16;
+/// Bytes of one entry after its path: size, mtime, ctime, inode, device, blob.
+const FIXED: usize = 5 * 8 + 32;
+const TRAILER: usize = 32;
 
 /// A regular file found by [`crate::snapshot::scan`], not yet hashed.
 #[derive(Debug, Clone)]
@@ -111,24 +117,73 @@ pub fn now_ns() -> i64 {
 }
 
 impl StatCache {
-    /// Reads the cache at `path`; a missing, unreadable or invalid cache (one with a member name
-    /// twice included, see [`crate::json`]) is an empty one.
+    /// Reads the cache at `path` in one go; a missing, unreadable or invalid cache (see the
+    /// module documentation) is an empty one.
     pub fn load(path: &Path) -> StatCache {
         let Ok(bytes) = std::fs::read(path) else {
             return StatCache::default();
         };
-        // A cache with a duplicated member name was edited: discarded like any unreadable one
-        // (the tree is then read and hashed again), never half-trusted.
-        match crate::json::from_slice::<File>(&bytes) {
-            Ok(f) if f.schema == SCHEMA => StatCache {
-                entries: f
-                    .entries
-                    .into_iter()
-                    .map(|e| (e.path, (e.stat, e.blob)))
-                    .collect(),
-            },
-            _ => StatCache::default(),
+        StatCache::decode(&bytes).unwrap_or_default()
+    }
+
+    /// Parses the bytes of a cache file; `None` if they are not exactly the layout of the
+    /// module documentation.
+    pub fn decode(bytes: &[u8]) -> Option<StatCache> {
+        if bytes.len() < HEADER + TRAILER || bytes[..8] != MAGIC {
+            return None;
         }
+        let (body, sum) = bytes.split_at(bytes.len() - TRAILER);
+        if u32::from_le_bytes(body[8..12].try_into().ok()?) != VERSION
+            || Digest::of(body).as_bytes()[..] != sum[..]
+        {
+            return None;
+        }
+        let count = u32::from_le_bytes(body[12..16].try_into().ok()?) as usize;
+        let mut entries = HashMap::with_capacity(count.min(body.len() / (4 + FIXED)));
+        let mut rest = &body[HEADER..];
+        let u64_at = |b: &[u8], at: usize| -> Option<u64> {
+            Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+        };
+        for _ in 0..count {
+            let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+            let path = std::str::from_utf8(rest.get(4..4 + len)?).ok()?;
+            let f = rest.get(4 + len..4 + len + FIXED)?;
+            let stat = StatKey {
+                size: u64_at(f, 0)?,
+                mtime_ns: u64_at(f, 8)? as i64,
+                ctime_ns: u64_at(f, 16)? as i64,
+                ino: u64_at(f, 24)?,
+                dev: u64_at(f, 32)?,
+            };
+            let blob = Digest::from_bytes(f[40..72].try_into().ok()?);
+            entries.insert(path.to_owned(), (stat, blob));
+            rest = &rest[4 + len + FIXED..];
+        }
+        rest.is_empty().then_some(StatCache { entries })
+    }
+
+    /// The bytes of the cache file (module documentation), entries sorted by path.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut entries: Vec<(&String, &(StatKey, Digest))> = self.entries.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let size: usize = entries.iter().map(|(p, _)| 4 + p.len() + FIXED).sum();
+        let mut out = Vec::with_capacity(HEADER + size + TRAILER);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        for (path, (stat, blob)) in entries {
+            out.extend_from_slice(&(path.len() as u32).to_le_bytes());
+            out.extend_from_slice(path.as_bytes());
+            out.extend_from_slice(&stat.size.to_le_bytes());
+            out.extend_from_slice(&stat.mtime_ns.to_le_bytes());
+            out.extend_from_slice(&stat.ctime_ns.to_le_bytes());
+            out.extend_from_slice(&stat.ino.to_le_bytes());
+            out.extend_from_slice(&stat.dev.to_le_bytes());
+            out.extend_from_slice(blob.as_bytes());
+        }
+        let sum = Digest::of(&out);
+        out.extend_from_slice(sum.as_bytes());
+        out
     }
 
     /// The cached blob of `path`, if its `lstat` fields are exactly `stat`.
@@ -165,31 +220,21 @@ impl StatCache {
         self.entries.is_empty()
     }
 
-    /// Writes the cache to `path` (temp file in the same directory, rename).
+    /// Writes the cache to `path` atomically: temp file in the same directory, `fsync`,
+    /// rename. The JSON cache of older Genesis beside it (`.json` instead of `.bin`), if any,
+    /// is removed.
     ///
     /// # Errors
     /// File-system errors.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        use std::io::Write;
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let mut entries: Vec<Entry> = self
-            .entries
-            .iter()
-            .map(|(p, (stat, blob))| Entry {
-                path: p.clone(),
-                stat: *stat,
-                blob: *blob,
-            })
-            .collect();
-        entries.sort_by(|a, b| a.path.cmp(&b.path));
-        let bytes = serde_json::to_vec(&File {
-            schema: SCHEMA.into(),
-            entries,
-        })
-        .map_err(std::io::Error::other)?;
-        let tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-        std::fs::write(tmp.path(), &bytes)?;
+        let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+        tmp.write_all(&self.encode())?;
+        tmp.as_file().sync_all()?;
         tmp.persist(path).map_err(|e| e.error)?;
+        let _ = std::fs::remove_file(path.with_extension("json"));
         Ok(())
     }
 }
@@ -198,26 +243,78 @@ impl StatCache {
 mod tests {
     use super::*;
 
+    fn sample() -> StatCache {
+        let mut entries = HashMap::new();
+        for (i, p) in ["a", "dir/b.txt", "é/ü"].iter().enumerate() {
+            let stat = StatKey {
+                size: 10 + i as u64,
+                mtime_ns: -5 + i as i64,
+                ctime_ns: 1_700_000_000_123_456_789,
+                ino: u64::MAX - i as u64,
+                dev: 2049,
+            };
+            entries.insert((*p).to_owned(), (stat, Digest::of(p.as_bytes())));
+        }
+        StatCache { entries }
+    }
+
     #[test]
-    fn a_cache_with_a_key_twice_is_discarded() {
+    fn a_cache_round_trips_through_its_exact_layout() {
+        let c = sample();
+        let bytes = c.encode();
+        // Header, three entries (paths "a", "dir/b.txt", "é/ü": 1, 9 and 5 bytes), trailer.
+        assert_eq!(bytes.len(), 16 + 3 * (4 + 72) + 1 + 9 + 5 + 32);
+        assert_eq!(&bytes[..16], b"GNSTATC\0\x01\0\0\0\x03\0\0\0");
+        assert_eq!(&bytes[16..21], b"\x01\0\0\0a");
+        assert_eq!(&bytes[21..29], &10u64.to_le_bytes());
+        assert_eq!(&bytes[29..37], &(-5i64).to_le_bytes());
+        assert_eq!(&bytes[61..93], Digest::of(b"a").as_bytes());
+        let n = bytes.len();
+        assert_eq!(&bytes[n - 32..], Digest::of(&bytes[..n - 32]).as_bytes());
+        assert_eq!(StatCache::decode(&bytes), Some(c));
+    }
+
+    #[test]
+    fn another_version_or_a_damaged_cache_is_empty() {
         let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("c.json");
-        let blob = Digest::of(b"x");
-        let stat = r#"{"size":1,"mtime_ns":1,"ctime_ns":1,"ino":7,"dev":1}"#;
-        let entry = format!(r#"{{"path":"a","stat":{stat},"blob":"{blob}"}}"#);
-        std::fs::write(
-            &p,
-            format!(r#"{{"schema":"{SCHEMA}","entries":[{entry}]}}"#),
-        )
-        .unwrap();
-        assert_eq!(StatCache::load(&p).len(), 1);
-        // `blob` twice in the entry: the cache is not trusted at all.
-        let twice = entry.replacen("\"blob\"", &format!("\"blob\":\"{blob}\",\"blob\""), 1);
-        std::fs::write(
-            &p,
-            format!(r#"{{"schema":"{SCHEMA}","entries":[{twice}]}}"#),
-        )
-        .unwrap();
-        assert!(StatCache::load(&p).is_empty());
+        let p = d.path().join("c.bin");
+        sample().save(&p).unwrap();
+        assert_eq!(StatCache::load(&p), sample());
+        let good = std::fs::read(&p).unwrap();
+        let mut damaged: Vec<(&str, Vec<u8>)> = vec![
+            ("empty", Vec::new()),
+            ("truncated", good[..good.len() - 1].to_vec()),
+            ("header only", good[..16].to_vec()),
+            (
+                "json of v0.1",
+                br#"{"schema":"genesis/stat-cache-v0.1","entries":[]}"#.to_vec(),
+            ),
+        ];
+        let mut version = good.clone();
+        version[8] = 2;
+        damaged.push(("version 2", version));
+        let mut flipped = good.clone();
+        flipped[20] ^= 1;
+        damaged.push(("a path byte flipped", flipped));
+        // A count past the entries, with a checksum that matches: still refused.
+        let mut count = good[..good.len() - 32].to_vec();
+        count[12] = 4;
+        let sum = Digest::of(&count);
+        count.extend_from_slice(sum.as_bytes());
+        damaged.push(("count too large", count));
+        for (what, bytes) in damaged {
+            std::fs::write(&p, &bytes).unwrap();
+            assert!(StatCache::load(&p).is_empty(), "{what}");
+        }
+        assert!(StatCache::load(&d.path().join("absent.bin")).is_empty());
+    }
+
+    #[test]
+    fn saving_removes_the_json_cache_beside_it() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("k.json"), b"{}").unwrap();
+        sample().save(&d.path().join("k.bin")).unwrap();
+        assert!(!d.path().join("k.json").exists());
+        assert_eq!(StatCache::load(&d.path().join("k.bin")), sample());
     }
 }

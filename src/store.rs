@@ -4,11 +4,13 @@
 //! default):
 //!
 //! ```text
-//! format                        "genesis-store 1\n"
-//! objects/ab/cdef…              blobs and other objects, named by the hex SHA-256 of their bytes
+//! format                        "genesis-store 2\n" (or 1: read, upgraded on the first write)
+//! objects/ab/cdef…              blobs and other objects, named by the hex SHA-256 of their raw
+//!                               bytes, each file a zstd frame of them (raw in stores of
+//!                               format 1; see [`codec`])
 //! snapshots/<identity>.json     snapshot documents (pretty JSON, 004 #/$defs/snapshot)
 //! snapshots/<identity>.exec.json  {"executable": [paths…]} for that snapshot
-//! statcache/<key>.json          stat cache of one directory tree (see crate::statcache)
+//! statcache/<key>.bin           stat cache of one directory tree (see crate::statcache)
 //! sessions/  journal/  tmp/     used by sessions and apply
 //! ```
 //!
@@ -22,14 +24,22 @@
 
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::hash::{Digest, Hasher};
+use crate::hash::Digest;
 use crate::path::WorkspacePath;
 use crate::snapshot::{Snapshot, SnapshotDocumentError, SnapshotOutcome};
 
-const FORMAT_LINE: &str = "genesis-store 1\n";
+pub mod codec;
+
+/// The `format` file of a store this version creates: objects are zstd frames ([`codec`]).
+const FORMAT_LINE: &str = "genesis-store 2\n";
+/// The `format` file of a store of Genesis before compressed objects (all objects raw). This
+/// version reads such a store and rewrites the line to [`FORMAT_LINE`] before it writes its
+/// first object there, so an older binary refuses the store (not a store it knows) rather
+/// than report its compressed objects as corrupt.
+const FORMAT_LINE_RAW: &str = "genesis-store 1\n";
 
 /// Errors of the store. Each names the store path or object involved.
 #[derive(Debug, thiserror::Error)]
@@ -172,6 +182,9 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
+    /// Whether the `format` file says [`FORMAT_LINE`] (else [`FORMAT_LINE_RAW`], until the
+    /// first object write upgrades it).
+    current_format: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Store {
@@ -205,15 +218,31 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError::NotFound`] if `dir` does not exist; [`StoreError::NotAStore`] if it has no
-    /// `format` file saying `genesis-store 1`.
+    /// `format` file saying `genesis-store 2` or `genesis-store 1`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         if !dir.is_dir() {
             return Err(StoreError::NotFound(dir.into()));
         }
-        match std::fs::read_to_string(dir.join("format")) {
-            Ok(s) if s == FORMAT_LINE => Ok(Store { root: dir.into() }),
-            _ => Err(StoreError::NotAStore(dir.into())),
+        let current = match std::fs::read_to_string(dir.join("format")) {
+            Ok(s) if s == FORMAT_LINE => true,
+            Ok(s) if s == FORMAT_LINE_RAW => false,
+            _ => return Err(StoreError::NotAStore(dir.into())),
+        };
+        Ok(Store {
+            root: dir.into(),
+            current_format: std::sync::Arc::new(current.into()),
+        })
+    }
+
+    /// Before the first compressed object goes into a store of format 1, its `format` file is
+    /// rewritten to format 2 (atomically; two processes doing it at once write the same line).
+    fn upgrade_format(&self) -> Result<(), StoreError> {
+        use std::sync::atomic::Ordering;
+        if !self.current_format.load(Ordering::Acquire) {
+            write_atomic(&self.root, "format", FORMAT_LINE.as_bytes())?;
+            self.current_format.store(true, Ordering::Release);
         }
+        Ok(())
     }
 
     /// The store directory.
@@ -232,7 +261,8 @@ impl Store {
         self.object_path(digest).is_file()
     }
 
-    /// Stores `data` as an object and returns its name. Present objects are not rewritten.
+    /// Stores `data` as an object (one zstd frame, [`codec`]) and returns its name, the
+    /// SHA-256 of `data`. Present objects are not rewritten.
     ///
     /// # Errors
     /// [`StoreError::Io`] on file-system failure.
@@ -242,12 +272,16 @@ impl Store {
             let path = self.object_path(&digest);
             let dir = path.parent().expect("object path has a parent");
             std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-            write_atomic(dir, &digest.to_hex()[2..], data)?;
+            let frame = codec::compress(data).map_err(io_err(&path))?;
+            self.upgrade_format()?;
+            write_atomic(dir, &digest.to_hex()[2..], &frame)?;
         }
         Ok(digest)
     }
 
-    /// Reads the object `digest`, checking its bytes against its name.
+    /// Reads the object `digest` whole into memory (decompressed, [`codec`]), checking its
+    /// bytes against its name. For objects of any size (blobs of workspace files) stream them
+    /// with [`Store::copy_object_to`] instead.
     ///
     /// # Errors
     /// [`StoreError::Missing`] if absent; [`StoreError::Corrupt`] if its bytes hash to
@@ -265,23 +299,20 @@ impl Store {
             }
             Err(e) => return Err(io_err(&path)(e)),
         };
-        let actual = Digest::of(&data);
-        if actual != *digest {
-            return Err(StoreError::Corrupt {
-                path,
-                expected: *digest,
-                actual,
-            });
-        }
-        Ok(data)
+        codec::decode_bytes(data, digest).map_err(|actual| StoreError::Corrupt {
+            path,
+            expected: *digest,
+            actual,
+        })
     }
 
-    /// Streams the object `digest` into `out`, checking its hash; on a mismatch the bytes
-    /// already written must be discarded by the caller.
+    /// Streams the object `digest` into `out` from its current position (decompressing it,
+    /// [`codec`]), checking its hash, with memory bounded at any size; on a mismatch the bytes
+    /// already written must be discarded by the caller. Returns the length in bytes.
     ///
     /// # Errors
     /// As [`Store::read_object`].
-    pub fn copy_object_to(&self, digest: &Digest, out: &mut impl Write) -> Result<u64, StoreError> {
+    pub fn copy_object_to(&self, digest: &Digest, out: &mut File) -> Result<u64, StoreError> {
         self.copy_object_named(digest, out, None)
     }
 
@@ -293,8 +324,18 @@ impl Store {
     pub fn copy_object_named(
         &self,
         digest: &Digest,
-        out: &mut impl Write,
+        out: &mut File,
         dest: Option<&Path>,
+    ) -> Result<u64, StoreError> {
+        self.copy_object_with(digest, out, dest, codec::Limits::DEFAULT)
+    }
+
+    fn copy_object_with(
+        &self,
+        digest: &Digest,
+        out: &mut File,
+        dest: Option<&Path>,
+        limits: codec::Limits,
     ) -> Result<u64, StoreError> {
         let path = self.object_path(digest);
         let mut file = File::open(&path).map_err(|e| {
@@ -308,29 +349,16 @@ impl Store {
                 io_err(&path)(e)
             }
         })?;
-        let mut hasher = Hasher::new();
-        let mut buf = vec![0u8; 256 * 1024];
-        loop {
-            let n = match file.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(io_err(&path)(e)),
-            };
-            hasher.update(&buf[..n]);
-            out.write_all(&buf[..n])
-                .map_err(io_err(dest.unwrap_or(&path)))?;
-        }
-        let len = hasher.len();
-        let actual = hasher.finish();
-        if actual != *digest {
-            return Err(StoreError::Corrupt {
+        match codec::decode_into(&mut file, digest, out, limits) {
+            Ok(codec::Decoded::Ok(len)) => Ok(len),
+            Ok(codec::Decoded::Corrupt(actual)) => Err(StoreError::Corrupt {
                 path,
                 expected: *digest,
                 actual,
-            });
+            }),
+            Err(codec::Fault::Read(e)) => Err(io_err(&path)(e)),
+            Err(codec::Fault::Write(e)) => Err(io_err(dest.unwrap_or(&path))(e)),
         }
-        Ok(len)
     }
 
     fn snapshot_path(&self, identity: &Digest) -> PathBuf {
@@ -502,11 +530,11 @@ impl Store {
     }
 
     /// Where the stat cache of the tree at `root` lives: `statcache/<sha256 of its canonical
-    /// path>.json`.
+    /// path>.bin` (binary, see [`crate::statcache`]).
     pub fn stat_cache_path(&self, root: &Path) -> PathBuf {
         let canon = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let key = Digest::of(canon.as_os_str().as_encoded_bytes());
-        self.root.join("statcache").join(format!("{key}.json"))
+        self.root.join("statcache").join(format!("{key}.bin"))
     }
 
     /// Snapshots the tree at `root` into the store: files unchanged since the last snapshot
@@ -582,6 +610,16 @@ impl Store {
     }
 
     fn ingest(&self, source: &Path) -> Result<(Digest, u64, Option<PathBuf>), StoreError> {
+        self.ingest_with(source, codec::Limits::DEFAULT)
+    }
+
+    /// [`Store::ingest_file`] with the codec's buffer sizes given (small ones in tests drive
+    /// the streaming path); also returns the object directory when the object was added.
+    fn ingest_with(
+        &self,
+        source: &Path,
+        limits: codec::Limits,
+    ) -> Result<(Digest, u64, Option<PathBuf>), StoreError> {
         let mut input =
             crate::snapshot::open_regular(source).map_err(|e| StoreError::Source(Box::new(e)))?;
         let tmp_dir = self.root.join("tmp");
@@ -590,20 +628,12 @@ impl Store {
             .prefix(".tmp-")
             .tempfile_in(&tmp_dir)
             .map_err(io_err(&tmp_dir))?;
-        let mut hasher = Hasher::new();
-        let mut buf = vec![0u8; 256 * 1024];
-        loop {
-            let n = match input.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(io_err(source)(e)),
-            };
-            hasher.update(&buf[..n]);
-            tmp.write_all(&buf[..n]).map_err(io_err(tmp.path()))?;
-        }
-        let len = hasher.len();
-        let digest = hasher.finish();
+        let tmp_path = tmp.path().to_path_buf();
+        let (digest, len) =
+            codec::encode(&mut input, tmp.as_file_mut(), limits).map_err(|e| match e {
+                codec::Fault::Read(e) => io_err(source)(e),
+                codec::Fault::Write(e) => io_err(&tmp_path)(e),
+            })?;
         if self.has_object(&digest) {
             return Ok((digest, len, None));
         }
@@ -614,6 +644,7 @@ impl Store {
             .to_path_buf();
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         tmp.as_file().sync_all().map_err(io_err(&path))?;
+        self.upgrade_format()?;
         tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
         Ok((digest, len, Some(dir)))
     }

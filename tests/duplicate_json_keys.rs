@@ -339,11 +339,13 @@ fn acceptance_record_with_a_key_twice_is_refused_by_apply() {
     let doc = r.join(".genesis/sessions/s.json");
     let v: Value = serde_json::from_slice(&std::fs::read(&doc).unwrap()).unwrap();
     let acceptance = v["verification"]["acceptance"].as_str().unwrap().to_owned();
-    let record = std::fs::read_to_string(r.join(format!(
-        ".genesis/objects/{}/{}",
-        &acceptance[..2],
-        &acceptance[2..]
-    )))
+    // Stored compressed (DESIGN section 3): read through the store.
+    let record = String::from_utf8(
+        genesis::Store::open(&r.join(".genesis"))
+            .unwrap()
+            .read_object(&acceptance.parse().unwrap())
+            .unwrap(),
+    )
     .unwrap();
     assert!(record.starts_with("{\""), "{record}");
     // A record that says both "failed" and "passed"; the last one would win.

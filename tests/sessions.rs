@@ -87,10 +87,7 @@ fn full_lifecycle_with_exact_bytes_and_states() {
         .as_str()
         .unwrap()
         .to_owned();
-    let rec: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(r.join(".genesis/objects").join(&acc[..2]).join(&acc[2..])).unwrap(),
-    )
-    .unwrap();
+    let rec: serde_json::Value = serde_json::from_slice(&stored_object(r, &acc)).unwrap();
     assert_eq!(rec["schema"], "genesis/acceptance-v0.1");
     assert_eq!(
         rec["obligations"],
@@ -304,12 +301,7 @@ fn from_dir_patch_applies_with_git_apply() {
     ok(&run_in(r, &["patch", "g1", "--from", c.to_str().unwrap()]));
     let doc = session_doc(r, "g1");
     let patch = doc["patches"][0]["patch"].as_str().unwrap().to_owned();
-    let text = std::fs::read(
-        r.join(".genesis/objects")
-            .join(&patch[..2])
-            .join(&patch[2..]),
-    )
-    .unwrap();
+    let text = stored_object(r, &patch);
     // git apply on a copy of the base gives the checkout's tree.
     let base_copy = tempfile::tempdir().unwrap();
     let st = Command::new("cp")

@@ -40,6 +40,27 @@ fn unchanged_files_come_from_the_cache_and_changes_are_seen() {
         "{v}"
     );
     assert_eq!(v["identity"], first);
+    // The cache is one binary file (DESIGN section 3): magic, version 1, four entries.
+    let caches: Vec<_> = std::fs::read_dir(r.join(".genesis/statcache"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(caches.len(), 1, "{caches:?}");
+    assert_eq!(caches[0].extension().unwrap(), "bin");
+    let bytes = std::fs::read(&caches[0]).unwrap();
+    assert_eq!(&bytes[..16], b"GNSTATC\0\x01\0\0\0\x04\0\0\0");
+    // A damaged cache is an empty one: every file is read again, and the cache rewritten.
+    let mut damaged = bytes.clone();
+    damaged[20] ^= 1;
+    std::fs::write(&caches[0], &damaged).unwrap();
+    let v = snap(r);
+    assert_eq!(
+        (v["files_hashed"].as_u64(), v["files_from_cache"].as_u64()),
+        (Some(4), Some(0)),
+        "{v}"
+    );
+    assert_eq!(v["identity"], first);
+    assert_eq!(std::fs::read(&caches[0]).unwrap(), bytes);
     // Same size, new content, mtime set back to the old value: ctime still gives it away.
     let p = r.join("a.txt");
     let old = std::fs::metadata(&p).unwrap().modified().unwrap();

@@ -25,7 +25,6 @@
 //! journal are removed and the workspace is as it was.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -564,11 +563,7 @@ fn stage(
                 .map_err(io(&tmp, false))?;
             staged.push((n, tmp.clone()));
             point(&format!("write {}", tmp.display())).map_err(io(&tmp, false))?;
-            {
-                let mut w = std::io::BufWriter::with_capacity(256 * 1024, &mut f);
-                store.copy_object_named(&post.blob, &mut w, Some(&target))?;
-                w.flush().map_err(io(&tmp, false))?;
-            }
+            store.copy_object_named(&post.blob, &mut f, Some(&target))?;
             f.set_permissions(std::fs::Permissions::from_mode(mode))
                 .map_err(io(&tmp, false))?;
             point(&format!("fsync {}", tmp.display())).map_err(io(&tmp, false))?;

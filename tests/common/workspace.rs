@@ -100,3 +100,13 @@ pub fn snapshot_paths(doc: &Value) -> Vec<String> {
         .map(|f| f["path"].as_str().unwrap().to_owned())
         .collect()
 }
+
+/// The content of the store object `name` (hex SHA-256) of the workspace store `root/.genesis`,
+/// decompressed and checked against its name by the store (objects are zstd frames, DESIGN
+/// section 3).
+pub fn stored_object(root: &Path, name: &str) -> Vec<u8> {
+    genesis::Store::open(&root.join(".genesis"))
+        .unwrap()
+        .read_object(&name.parse().unwrap())
+        .unwrap()
+}

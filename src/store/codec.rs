@@ -1,0 +1,363 @@
+//! How an object file holds its bytes (DESIGN section 3, "Object files").
+//!
+//! An object written by this version is one zstd frame (RFC 8878) of the object's raw bytes,
+//! compressed at [`LEVEL`]; its name stays the SHA-256 of the **raw** bytes. Stores written by
+//! Genesis before store format 2 hold raw objects, and a format-2 store may hold both. A reader
+//! tells them apart so:
+//!
+//! 1. a file that does not start with the zstd magic `28 B5 2F FD` is raw;
+//! 2. a file that starts with it is decompressed and the result hashed; if that fails (not a
+//!    valid frame, trailing bytes) or the hash is not the name, the file is hashed as raw bytes
+//!    (an old raw object that happens to begin with the magic, such as a stored `.zst` file);
+//! 3. if neither hash is the name, the object is corrupt.
+//!
+//! Rule 2 cannot mistake one for the other: a raw object `R` named `SHA-256(R)` that also
+//! decompressed to `D != R` with `SHA-256(D) = SHA-256(R)` would be a SHA-256 collision.
+//!
+//! Memory is bounded: a file up to [`WHOLE_LIMIT`] bytes is read whole and compressed in one
+//! call with a per-thread compression context (a context costs about a megabyte to set up, too
+//! much to pay per small file); a larger one is streamed through buffers of [`BUF`] bytes, in
+//! and out, at any size.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+
+use crate::hash::{Digest, Hasher};
+
+/// The first four bytes of a zstd frame (RFC 8878 section 3.1.1, `0xFD2FB528` little-endian).
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// The zstd level objects are compressed at. Level 1 and 3 were measured on the svelte tree
+/// (9,080 files) and the crate sources of the registry: see BENCHMARKS.md, "Store size".
+pub const LEVEL: i32 = 3;
+
+/// Files of at most this many bytes are read whole and compressed in one call; larger ones are
+/// streamed (bytes).
+pub const WHOLE_LIMIT: u64 = 4 << 20;
+
+/// The buffer size of streamed reads, writes and (de)compression steps (bytes).
+pub const BUF: usize = 256 * 1024;
+
+/// Buffer sizes of the codec; tests pass small ones to drive the streaming path.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest file compressed in one call (bytes).
+    pub whole: u64,
+    /// Read and write buffer (bytes).
+    pub buf: usize,
+}
+
+impl Limits {
+    /// The limits Genesis runs with: [`WHOLE_LIMIT`] and [`BUF`].
+    pub const DEFAULT: Limits = Limits {
+        whole: WHOLE_LIMIT,
+        buf: BUF,
+    };
+}
+
+/// Which side of a copy failed.
+#[derive(Debug)]
+pub enum Fault {
+    /// Reading the input failed.
+    Read(std::io::Error),
+    /// Writing the output (or compressing into it) failed.
+    Write(std::io::Error),
+}
+
+thread_local! {
+    static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// Compresses `data` into one zstd frame at [`LEVEL`], with a per-thread context.
+///
+/// # Errors
+/// zstd's error as `std::io::Error` (out of memory).
+pub fn compress(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_none() {
+            *c = Some(zstd::bulk::Compressor::new(LEVEL)?);
+        }
+        c.as_mut().expect("set above").compress(data)
+    })
+}
+
+fn read_retry(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match input.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => return r,
+        }
+    }
+}
+
+/// Reads `input` to its end once, hashing the raw bytes and writing them compressed to `out`
+/// (one zstd frame). Returns the raw bytes' digest and length. At most `limits.whole` bytes (or
+/// `limits.buf`, whichever is larger) are held in memory, at any input size.
+///
+/// # Errors
+/// [`Fault::Read`] from `input`, [`Fault::Write`] from `out` or the compressor.
+pub fn encode(
+    input: &mut impl Read,
+    out: &mut impl Write,
+    limits: Limits,
+) -> Result<(Digest, u64), Fault> {
+    let mut hasher = Hasher::new();
+    // First up to `whole + 1` bytes: a file that ends within them is compressed in one call.
+    let mut head = Vec::new();
+    (&mut *input)
+        .take(limits.whole + 1)
+        .read_to_end(&mut head)
+        .map_err(Fault::Read)?;
+    hasher.update(&head);
+    if head.len() as u64 <= limits.whole {
+        let frame = compress(&head).map_err(Fault::Write)?;
+        out.write_all(&frame).map_err(Fault::Write)?;
+        let len = hasher.len();
+        return Ok((hasher.finish(), len));
+    }
+    let mut enc = zstd::stream::write::Encoder::new(out, LEVEL).map_err(Fault::Write)?;
+    enc.write_all(&head).map_err(Fault::Write)?;
+    drop(head);
+    let mut buf = vec![0u8; limits.buf.max(1)];
+    loop {
+        let n = read_retry(input, &mut buf).map_err(Fault::Read)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        enc.write_all(&buf[..n]).map_err(Fault::Write)?;
+    }
+    enc.finish().map_err(Fault::Write)?;
+    let len = hasher.len();
+    Ok((hasher.finish(), len))
+}
+
+/// What [`decode_into`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Decoded {
+    /// The content hashes to the name: `len` raw bytes were written to `out`.
+    Ok(u64),
+    /// Neither reading of the file hashes to the name; `actual` is what the file's bytes
+    /// decode to (or, when they do not decode, what they hash to raw).
+    Corrupt(Digest),
+}
+
+/// Streams the object file `file` into `out` (from `out`'s current position), decoding it by
+/// the rules of this module and checking its content against `expected`. When a file that
+/// starts with the zstd magic turns out to be raw, `out` is truncated back to where it started
+/// and the raw bytes are written instead. On [`Decoded::Corrupt`] what was written must be
+/// discarded by the caller.
+///
+/// # Errors
+/// [`Fault::Read`] from `file`, [`Fault::Write`] from `out`.
+pub fn decode_into(
+    file: &mut File,
+    expected: &Digest,
+    out: &mut File,
+    limits: Limits,
+) -> Result<Decoded, Fault> {
+    let start = out.stream_position().map_err(Fault::Write)?;
+    if !starts_with_magic(file)? {
+        let d = copy_raw(file, out, limits)?;
+        return Ok(check(d, expected));
+    }
+    let decoded = {
+        let mut w = std::io::BufWriter::with_capacity(limits.buf.max(1), &mut *out);
+        let d = copy_frame(file, &mut w, limits)?;
+        w.flush().map_err(Fault::Write)?;
+        d
+    };
+    if let Some((d, n)) = decoded
+        && d == *expected
+    {
+        return Ok(Decoded::Ok(n));
+    }
+    // Not a frame of this content: an old raw object that starts with the magic?
+    file.seek(SeekFrom::Start(0)).map_err(Fault::Read)?;
+    out.set_len(start).map_err(Fault::Write)?;
+    out.seek(SeekFrom::Start(start)).map_err(Fault::Write)?;
+    let raw = copy_raw(file, out, limits)?;
+    match (check(raw, expected), decoded) {
+        (Decoded::Ok(n), _) => Ok(Decoded::Ok(n)),
+        (_, Some((d, _))) => Ok(Decoded::Corrupt(d)),
+        (corrupt, None) => Ok(corrupt),
+    }
+}
+
+/// Decodes a whole object file held in memory (`data`) by the rules of this module. Returns
+/// the raw content if it hashes to `expected`, else the digest found (as [`Decoded::Corrupt`]).
+pub fn decode_bytes(data: Vec<u8>, expected: &Digest) -> Result<Vec<u8>, Digest> {
+    let mut decoded_digest = None;
+    if data.starts_with(&ZSTD_MAGIC)
+        && let Ok(content) = zstd::stream::decode_all(&data[..])
+    {
+        let d = Digest::of(&content);
+        if d == *expected {
+            return Ok(content);
+        }
+        decoded_digest = Some(d);
+    }
+    let raw = Digest::of(&data);
+    if raw == *expected {
+        return Ok(data);
+    }
+    Err(decoded_digest.unwrap_or(raw))
+}
+
+fn check((digest, len): (Digest, u64), expected: &Digest) -> Decoded {
+    if digest == *expected {
+        Decoded::Ok(len)
+    } else {
+        Decoded::Corrupt(digest)
+    }
+}
+
+/// Whether `file` starts with [`ZSTD_MAGIC`]; leaves it at offset 0.
+fn starts_with_magic(file: &mut File) -> Result<bool, Fault> {
+    let mut head = [0u8; 4];
+    let mut got = 0;
+    while got < head.len() {
+        let n = read_retry(file, &mut head[got..]).map_err(Fault::Read)?;
+        if n == 0 {
+            break;
+        }
+        got += n;
+    }
+    file.seek(SeekFrom::Start(0)).map_err(Fault::Read)?;
+    Ok(got == head.len() && head == ZSTD_MAGIC)
+}
+
+/// Copies `file` to `out` unchanged, hashing it.
+fn copy_raw(file: &mut File, out: &mut File, limits: Limits) -> Result<(Digest, u64), Fault> {
+    let mut hasher = Hasher::new();
+    let mut w = std::io::BufWriter::with_capacity(limits.buf.max(1), out);
+    let mut buf = vec![0u8; limits.buf.max(1)];
+    loop {
+        let n = read_retry(file, &mut buf).map_err(Fault::Read)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        w.write_all(&buf[..n]).map_err(Fault::Write)?;
+    }
+    w.flush().map_err(Fault::Write)?;
+    let len = hasher.len();
+    Ok((hasher.finish(), len))
+}
+
+/// Decompresses `file` (zstd frames) into `out`, hashing the output; `None` when the file is
+/// not valid zstd data. A read error of the file itself shows up here as invalid data too and
+/// is found again when the file is read raw.
+fn copy_frame(
+    file: &mut File,
+    out: &mut impl Write,
+    limits: Limits,
+) -> Result<Option<(Digest, u64)>, Fault> {
+    let reader = std::io::BufReader::with_capacity(limits.buf.max(1), &mut *file);
+    let Ok(mut dec) = zstd::stream::read::Decoder::with_buffer(reader) else {
+        return Ok(None);
+    };
+    let mut hasher = Hasher::new();
+    let mut buf = vec![0u8; limits.buf.max(1)];
+    loop {
+        let n = match read_retry(&mut dec, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(_) => return Ok(None),
+        };
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n]).map_err(Fault::Write)?;
+    }
+    let len = hasher.len();
+    Ok(Some((hasher.finish(), len)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// Patterned bytes that compress (repeating lines) with a counter so that no two blocks
+    /// are equal.
+    fn patterned(len: usize) -> Vec<u8> {
+        let mut v = Vec::with_capacity(len);
+        let mut i = 0u64;
+        while v.len() < len {
+            v.extend_from_slice(format!("line {i:08} of the patterned file\n").as_bytes());
+            i += 1;
+        }
+        v.truncate(len);
+        v
+    }
+
+    const TINY: Limits = Limits { whole: 16, buf: 7 };
+
+    #[test]
+    fn streaming_path_with_small_buffers_stores_and_restores_exact_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::init(&d.path().join("store")).unwrap();
+        let content = patterned(100_000);
+        let src = d.path().join("big.txt");
+        std::fs::write(&src, &content).unwrap();
+        let (digest, len, added) = store.ingest_with(&src, TINY).unwrap();
+        assert_eq!(digest, Digest::of(&content));
+        assert_eq!(len, 100_000);
+        assert!(added.is_some());
+        let stored = std::fs::read(store.object_path(&digest)).unwrap();
+        assert_eq!(stored[..4], ZSTD_MAGIC);
+        assert!(stored.len() < content.len() / 4, "{} bytes", stored.len());
+        assert_eq!(zstd::stream::decode_all(&stored[..]).unwrap(), content);
+        // Written back out through 7-byte buffers, and read whole.
+        let mut out = tempfile::tempfile().unwrap();
+        let n = store
+            .copy_object_with(&digest, &mut out, None, TINY)
+            .unwrap();
+        assert_eq!(n, 100_000);
+        out.seek(SeekFrom::Start(0)).unwrap();
+        let mut back = Vec::new();
+        out.read_to_end(&mut back).unwrap();
+        assert_eq!(back, content);
+        assert_eq!(store.read_object(&digest).unwrap(), content);
+    }
+
+    #[test]
+    fn whole_path_and_streaming_path_decode_to_the_same_bytes() {
+        for len in [0usize, 1, 16, 17, 4096] {
+            let content = patterned(len);
+            let mut whole = Vec::new();
+            let mut streamed = Vec::new();
+            let a = encode(&mut &content[..], &mut whole, Limits::DEFAULT).unwrap();
+            let b = encode(&mut &content[..], &mut streamed, TINY).unwrap();
+            assert_eq!(a, (Digest::of(&content), len as u64));
+            assert_eq!(a, b);
+            assert_eq!(zstd::stream::decode_all(&whole[..]).unwrap(), content);
+            assert_eq!(zstd::stream::decode_all(&streamed[..]).unwrap(), content);
+        }
+    }
+
+    #[test]
+    fn raw_object_starting_with_the_magic_is_read_raw_even_after_a_partial_decode() {
+        // A stored `.zst` file of an old store: a valid frame, named by its own bytes. The
+        // frame decodes (to other content), is rejected by its hash, and the output is
+        // rewound and rewritten with the raw bytes.
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::init(&d.path().join("store")).unwrap();
+        let frame = zstd::stream::encode_all(&patterned(50_000)[..], 3).unwrap();
+        let name = Digest::of(&frame);
+        let path = store.object_path(&name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &frame).unwrap();
+        let mut out = tempfile::tempfile().unwrap();
+        out.write_all(b"kept").unwrap();
+        let n = store.copy_object_with(&name, &mut out, None, TINY).unwrap();
+        assert_eq!(n, frame.len() as u64);
+        out.seek(SeekFrom::Start(0)).unwrap();
+        let mut back = Vec::new();
+        out.read_to_end(&mut back).unwrap();
+        assert_eq!(&back[..4], b"kept");
+        assert_eq!(&back[4..], &frame[..]);
+        assert_eq!(store.read_object(&name).unwrap(), frame);
+    }
+}
