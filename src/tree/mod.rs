@@ -151,6 +151,19 @@ pub enum TreeError {
     Node(#[from] NodeError),
 }
 
+impl NodeError {
+    /// The RFC 6901 JSON pointer of the failing field (empty for the whole node).
+    pub fn pointer(&self) -> String {
+        match self {
+            NodeError::Schema { .. } => "/schema".into(),
+            NodeError::Name { list, index, .. } | NodeError::Order { list, index, .. } => {
+                format!("/{list}/{index}/name")
+            }
+            _ => String::new(),
+        }
+    }
+}
+
 fn valid_name(name: &str) -> bool {
     !name.contains('/') && crate::path::validate(name).is_ok()
 }
@@ -200,6 +213,34 @@ impl Node {
         if out.canonical_bytes() != bytes {
             return Err(NodeError::NotCanonical { node });
         }
+        Ok(out)
+    }
+
+    /// Checks a node given as a JSON value (as `genesis validate` reads it): the fields, the
+    /// schema, each name and the order of both lists. Canonical form is not checked (a value
+    /// has no bytes); errors name the node by the identity of its canonical form.
+    ///
+    /// # Errors
+    /// A [`NodeError`] naming the field.
+    pub fn from_value(value: &serde_json::Value) -> Result<Node, NodeError> {
+        let doc: NodeJson<'static> =
+            serde_json::from_value(value.clone()).map_err(|e| NodeError::Json {
+                node: Digest::EMPTY,
+                message: e.to_string(),
+            })?;
+        let out = Node {
+            directories: doc.directories.into_owned(),
+            files: doc.files.into_owned(),
+        };
+        let node = out.identity();
+        if doc.schema != TREE_SCHEMA {
+            return Err(NodeError::Schema {
+                node,
+                found: doc.schema.into_owned(),
+            });
+        }
+        check_list(node, "directories", out.directories.iter().map(|d| &d.name))?;
+        check_list(node, "files", out.files.iter().map(|f| &f.name))?;
         Ok(out)
     }
 
