@@ -6,8 +6,8 @@
 //! ```text
 //! format                        "genesis-store 1\n"
 //! objects/ab/cdef…              blobs and other objects, named by the hex SHA-256 of their bytes
-//! snapshots/<identity>.json     snapshot documents (pretty JSON, 004 #/$defs/snapshot)
-//! snapshots/<identity>.exec.json  {"executable": [paths…]} for that snapshot
+//! snapshots/<identity>.json     v0.1 snapshot documents (pretty JSON, 004 #/$defs/snapshot)
+//! snapshots/<identity>.exec.json  {"executable": [paths…]} for that v0.1 snapshot
 //! statcache/<key>.json          stat cache of one directory tree (see crate::statcache)
 //! sessions/  journal/  tmp/     used by sessions and apply
 //! ```
@@ -15,6 +15,19 @@
 //! Every write is: temp file in the target directory → write → `fsync` → rename → `fsync` of
 //! the directory ([`write_atomic`]). An object is checked against its name when it is read
 //! back; a mismatch is [`StoreError::Corrupt`], and the content is never returned.
+//!
+//! Snapshots of both formats (DESIGN sections 2 and 3, [`crate::snapshot::SnapshotFormat`]):
+//! - v0.1: `snapshots/<identity>.json` and its sidecar, as before; in addition, the canonical
+//!   bytes the identity hashes (the document without `identity`) are stored as the object
+//!   `<identity>`, so every stored snapshot also hashes to its name.
+//! - v0.2: only objects: every node of the tree under its identity, as its exact canonical
+//!   bytes (the root's name is the tree's identity). No `snapshots/` file; the executable bits
+//!   are inside the nodes.
+//!
+//! A reader tells them apart by what the store holds under the identity: a
+//! `snapshots/<identity>.json` document is v0.1; otherwise an object that is a
+//! `genesis/tree-v0.2` node is a v0.2 tree. (Any stored node names a tree, the sub-tree of its
+//! directory, so a prefix can resolve to a sub-directory's node.)
 //!
 //! The executable-bit sidecar is keyed by identity, and the v0.1 identity does not cover
 //! executable bits: when two trees differ only in executable bits, the sidecar holds the bits
@@ -93,6 +106,15 @@ pub enum StoreError {
         path: PathBuf,
         /// What is wrong.
         source: SnapshotDocumentError,
+    },
+    /// A stored v0.2 tree whose nodes are not valid, or whose nodes do not give the identity
+    /// being written.
+    #[error("tree {identity}: {source}")]
+    BadTree {
+        /// The tree's identity.
+        identity: Digest,
+        /// What is wrong.
+        source: Box<crate::tree::TreeError>,
     },
     /// A JSON file in the store (snapshot document, executable-bit sidecar, acceptance record,
     /// BPT task record) with a member name twice in one object: Genesis never writes one, so
@@ -369,6 +391,24 @@ impl Store {
                 }
             }
         }
+        // v0.2 trees: stored nodes whose name starts with the prefix.
+        if prefix.len() >= 2
+            && let Ok(rd) = std::fs::read_dir(self.root.join("objects").join(&prefix[..2]))
+        {
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let Some(rest) = name.to_str() else { continue };
+                let id = format!("{}{rest}", &prefix[..2]);
+                if id.len() == 64
+                    && id.starts_with(&prefix)
+                    && let Ok(d) = id.parse::<Digest>()
+                    && !found.contains(&d)
+                    && self.is_tree_node(&d)
+                {
+                    found.push(d);
+                }
+            }
+        }
         match found.len() {
             1 => Ok(found[0]),
             0 => Err(StoreError::NoSuchSnapshot {
@@ -382,12 +422,63 @@ impl Store {
         }
     }
 
-    /// Whether the snapshot document `identity` is in the store.
+    /// Whether the snapshot `identity` is in the store: a v0.1 document, or a stored
+    /// `genesis/tree-v0.2` node of that name (its nodes below are not checked here).
     pub fn has_snapshot(&self, identity: &Digest) -> bool {
-        self.snapshot_path(identity).is_file()
+        self.snapshot_path(identity).is_file() || self.is_tree_node(identity)
     }
 
-    /// Stores a snapshot document and its executable-bit sidecar. The blobs must already be
+    /// Whether the object `id` is present and is a v0.2 tree node (checked by the canonical
+    /// form's first and last bytes; [`crate::tree::Node::parse`] checks it fully on read).
+    /// Objects over 256 MiB on disk are not read (no node is that large).
+    fn is_tree_node(&self, id: &Digest) -> bool {
+        let small = std::fs::metadata(self.object_path(id))
+            .is_ok_and(|m| m.is_file() && m.len() <= crate::snapshot::MAX_FILE_BYTES);
+        small
+            && self.read_object(id).is_ok_and(|b| {
+                b.starts_with(br#"{"directories":["#)
+                    && b.ends_with(
+                        format!(r#","schema":"{}"}}"#, crate::tree::TREE_SCHEMA).as_bytes(),
+                    )
+            })
+    }
+
+    /// Stores every node of a v0.2 snapshot with executable bits `executable` as objects
+    /// (present ones are not rewritten) and checks the root is the snapshot's identity.
+    fn write_tree(
+        &self,
+        snapshot: &Snapshot,
+        executable: &BTreeSet<WorkspacePath>,
+    ) -> Result<(), StoreError> {
+        let id = snapshot.identity();
+        let built = snapshot
+            .tree_nodes(executable)
+            .expect("write_tree is called for v0.2 snapshots");
+        if built.root != id {
+            return Err(StoreError::BadTree {
+                identity: id,
+                source: Box::new(crate::tree::TreeError::Node(
+                    crate::tree::NodeError::NotCanonical { node: built.root },
+                )),
+            });
+        }
+        // Children before parents, so a stored node's sub-nodes are always present.
+        let mut dirs: Vec<(&String, &crate::tree::BuiltNode)> = built.dirs.iter().collect();
+        dirs.sort_by_key(|(d, _)| {
+            std::cmp::Reverse(d.matches('/').count() + !d.is_empty() as usize)
+        });
+        for (_, n) in dirs {
+            if !self.has_object(&n.identity) {
+                let written = self.write_object(&n.node.canonical_bytes())?;
+                debug_assert_eq!(written, n.identity);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores a snapshot: for v0.2, its nodes (as objects; see the module docs); for v0.1, the
+    /// canonical bytes its identity hashes (as an object), and the document and its
+    /// executable-bit sidecar as below. The blobs must already be
     /// stored (see [`Store::snapshot_into`]). A document already stored under that identity is
     /// compared byte for byte with the one this snapshot prints and, when it differs, checked
     /// as [`Store::read_snapshot`] checks it, so `open` and `snapshot` notice a stored
@@ -402,9 +493,16 @@ impl Store {
         snapshot: &Snapshot,
         executable: &BTreeSet<WorkspacePath>,
     ) -> Result<(), StoreError> {
+        if snapshot.format() == crate::snapshot::SnapshotFormat::V0_2 {
+            return self.write_tree(snapshot, executable);
+        }
         let dir = self.root.join("snapshots");
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let id = snapshot.identity();
+        if !self.has_object(&id) {
+            let canonical = snapshot.canonical_v0_1().expect("v0.1 snapshot");
+            self.write_object(&canonical)?;
+        }
         let exec = serde_json::json!({ "executable": executable });
         let mut exec_bytes = serde_json::to_vec_pretty(&exec).expect("serialisable");
         exec_bytes.push(b'\n');
@@ -431,7 +529,8 @@ impl Store {
         Ok(())
     }
 
-    /// Reads the snapshot `identity` and its executable bits, checking the document.
+    /// Reads the snapshot `identity` and its executable bits, checking the document (v0.1) or
+    /// every node, each against its name (v0.2, [`crate::tree::read_flat`]).
     ///
     /// # Errors
     /// [`StoreError::Missing`] if absent; [`StoreError::BadSnapshot`] if the document is invalid
@@ -444,6 +543,9 @@ impl Store {
         let path = self.snapshot_path(identity);
         let data = match std::fs::read(&path) {
             Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.is_tree_node(identity) => {
+                return self.read_tree(identity);
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(StoreError::Missing {
                     kind: "snapshot",
@@ -492,6 +594,26 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeSet::new(),
             Err(e) => return Err(io_err(&exec_path)(e)),
         };
+        Ok((snapshot, executable))
+    }
+
+    fn read_tree(
+        &self,
+        identity: &Digest,
+    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>), StoreError> {
+        let bad = |source: crate::tree::TreeError| match source {
+            crate::tree::TreeError::Store(e) => e,
+            source => StoreError::BadTree {
+                identity: *identity,
+                source: Box::new(source),
+            },
+        };
+        let (files, executable) = crate::tree::read_flat(self, identity).map_err(bad)?;
+        let snapshot =
+            Snapshot::from_stored_tree(*identity, files).map_err(|e| StoreError::BadSnapshot {
+                path: self.object_path(identity),
+                source: e,
+            })?;
         Ok((snapshot, executable))
     }
 

@@ -86,7 +86,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if ctx.json {
         super::print_json(&serde_json::json!({
             "identity": snap.identity(),
-            "snapshot": snap.to_value(),
+            "snapshot": snap.to_value_with(&outcome.executable),
             "executable": outcome.executable,
             "skipped": outcome.skipped,
             "collisions": collisions,
@@ -98,7 +98,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     } else if args.identity {
         crate::outln!("{}", snap.identity());
     } else {
-        crate::out!("{}", snap.to_json_pretty());
+        crate::out!("{}", snap.to_json_pretty_with(&outcome.executable));
     }
     Ok(0)
 }

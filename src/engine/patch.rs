@@ -356,8 +356,9 @@ impl Engine {
     ) -> Result<(), EngineError> {
         use crate::path::FsPlace;
         let root = absolute_resolved(self.workspace.root());
-        // Journal ops are numbered below 2 × 4096 (base plus current files): 4 digits; 5 kept.
-        let staging = ".genesis-tmp-".len() + id.len() + 1 + 5;
+        // Journal ops are numbered by a usize with no file-count limit: room for its widest
+        // decimal form (20 digits).
+        let staging = ".genesis-tmp-".len() + id.len() + 1 + usize::MAX.to_string().len();
         let places = [
             FsPlace {
                 what: format!("the workspace {}", root.display()),
@@ -427,14 +428,12 @@ impl Engine {
                 prefix = parent;
             }
         }
-        let snap = Snapshot::from_files(files.into_values().collect()).map_err(|e| match e {
-            SnapshotDocumentError::TooManyFiles { count } => EngineError::OverLimit {
-                what: "files",
-                limit: crate::snapshot::MAX_FILES,
-                actual: count,
-            },
-            other => EngineError::SnapshotDocument(other),
-        })?;
+        let snap = Snapshot::with_executable(
+            files.into_values().collect(),
+            &exec,
+            Some(&current.snapshot),
+        )
+        .map_err(EngineError::SnapshotDocument)?;
         Ok((snap, exec, pending))
     }
 }
