@@ -1,8 +1,10 @@
 //! Workspace snapshots: which files a tree holds, their blobs, and the snapshot identity.
 //!
-//! A [`Snapshot`] is the `genesis/workspace-snapshot-v0.1` document of the 004 schema
-//! (`schemas/agent-transaction-v0.1.json#/$defs/snapshot`): the list of `{path, blob, bytes}`
-//! sorted by the UTF-8 bytes of `path`, and its `identity` (see [`crate::hash`]).
+//! A [`Snapshot`] is the list of `{path, blob, bytes}` sorted by the UTF-8 bytes of `path`, and
+//! its `identity` (see [`crate::hash`]) in one of two formats ([`SnapshotFormat`], DESIGN
+//! section 2): a tree that fits v0.1 ([`fits_v0_1`]) is the `genesis/workspace-snapshot-v0.1`
+//! document of the 004 schema (`schemas/agent-transaction-v0.1.json#/$defs/snapshot`), byte
+//! for byte as before; any other tree is a v0.2 tree of per-directory nodes ([`crate::tree`]).
 //!
 //! Membership ([`scan`], DESIGN section 2):
 //! - every regular file under the root, recursively;
@@ -24,13 +26,13 @@
 //! Symbolic links are never followed; they, FIFOs, sockets and devices are left out and
 //! reported as [`Skipped`]. A file name that is not valid UTF-8 fails the snapshot
 //! ([`SnapshotError::NonUtf8Path`]) unless it is ignored. More than
-//! [`SnapshotOptions::max_files`] files, or a file over [`SnapshotOptions::max_file_bytes`], fail
-//! with an error naming the count or the file.
+//! [`SnapshotOptions::max_files`] files (no limit unless the manifest sets one), or a file over
+//! [`SnapshotOptions::max_file_bytes`], fail with an error naming the count or the file.
 //!
 //! Files are hashed streaming (256 KiB reads, never a whole file in memory) on the rayon pool.
-//! The executable bit (the owner's `x`, as git reads it) is not part of the v0.1 document: it
-//! comes back beside the snapshot in [`SnapshotOutcome::executable`], and two trees that differ
-//! only in executable bits have the same identity.
+//! The executable bit (the owner's `x`, as git reads it) comes back beside the snapshot in
+//! [`SnapshotOutcome::executable`]. It is not part of the v0.1 document (two v0.1 trees that
+//! differ only in executable bits have the same identity); it is part of a v0.2 identity.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
