@@ -42,6 +42,8 @@ use crate::hash::{Digest, Hasher};
 use crate::path::WorkspacePath;
 use crate::snapshot::{Snapshot, SnapshotDocumentError, SnapshotOutcome};
 
+mod trees;
+
 const FORMAT_LINE: &str = "genesis-store 1\n";
 
 /// Errors of the store. Each names the store path or object involved.
@@ -107,14 +109,14 @@ pub enum StoreError {
         /// What is wrong.
         source: SnapshotDocumentError,
     },
-    /// A stored v0.2 tree whose nodes are not valid, or whose nodes do not give the identity
+    /// A stored v0.2 tree node that is not valid, or nodes that do not give the identity
     /// being written.
-    #[error("tree {identity}: {source}")]
+    #[error("{source}")]
     BadTree {
-        /// The tree's identity.
+        /// The node's identity.
         identity: Digest,
-        /// What is wrong.
-        source: Box<crate::tree::TreeError>,
+        /// What is wrong (naming the node and the field).
+        source: crate::tree::NodeError,
     },
     /// A JSON file in the store (snapshot document, executable-bit sidecar, acceptance record,
     /// BPT task record) with a member name twice in one object: Genesis never writes one, so
@@ -428,54 +430,6 @@ impl Store {
         self.snapshot_path(identity).is_file() || self.is_tree_node(identity)
     }
 
-    /// Whether the object `id` is present and is a v0.2 tree node (checked by the canonical
-    /// form's first and last bytes; [`crate::tree::Node::parse`] checks it fully on read).
-    /// Objects over 256 MiB on disk are not read (no node is that large).
-    fn is_tree_node(&self, id: &Digest) -> bool {
-        let small = std::fs::metadata(self.object_path(id))
-            .is_ok_and(|m| m.is_file() && m.len() <= crate::snapshot::MAX_FILE_BYTES);
-        small
-            && self.read_object(id).is_ok_and(|b| {
-                b.starts_with(br#"{"directories":["#)
-                    && b.ends_with(
-                        format!(r#","schema":"{}"}}"#, crate::tree::TREE_SCHEMA).as_bytes(),
-                    )
-            })
-    }
-
-    /// Stores every node of a v0.2 snapshot with executable bits `executable` as objects
-    /// (present ones are not rewritten) and checks the root is the snapshot's identity.
-    fn write_tree(
-        &self,
-        snapshot: &Snapshot,
-        executable: &BTreeSet<WorkspacePath>,
-    ) -> Result<(), StoreError> {
-        let id = snapshot.identity();
-        let built = snapshot
-            .tree_nodes(executable)
-            .expect("write_tree is called for v0.2 snapshots");
-        if built.root != id {
-            return Err(StoreError::BadTree {
-                identity: id,
-                source: Box::new(crate::tree::TreeError::Node(
-                    crate::tree::NodeError::NotCanonical { node: built.root },
-                )),
-            });
-        }
-        // Children before parents, so a stored node's sub-nodes are always present.
-        let mut dirs: Vec<(&String, &crate::tree::BuiltNode)> = built.dirs.iter().collect();
-        dirs.sort_by_key(|(d, _)| {
-            std::cmp::Reverse(d.matches('/').count() + !d.is_empty() as usize)
-        });
-        for (_, n) in dirs {
-            if !self.has_object(&n.identity) {
-                let written = self.write_object(&n.node.canonical_bytes())?;
-                debug_assert_eq!(written, n.identity);
-            }
-        }
-        Ok(())
-    }
-
     /// Stores a snapshot: for v0.2, its nodes (as objects; see the module docs); for v0.1, the
     /// canonical bytes its identity hashes (as an object), and the document and its
     /// executable-bit sidecar as below. The blobs must already be
@@ -594,26 +548,6 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeSet::new(),
             Err(e) => return Err(io_err(&exec_path)(e)),
         };
-        Ok((snapshot, executable))
-    }
-
-    fn read_tree(
-        &self,
-        identity: &Digest,
-    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>), StoreError> {
-        let bad = |source: crate::tree::TreeError| match source {
-            crate::tree::TreeError::Store(e) => e,
-            source => StoreError::BadTree {
-                identity: *identity,
-                source: Box::new(source),
-            },
-        };
-        let (files, executable) = crate::tree::read_flat(self, identity).map_err(bad)?;
-        let snapshot =
-            Snapshot::from_stored_tree(*identity, files).map_err(|e| StoreError::BadSnapshot {
-                path: self.object_path(identity),
-                source: e,
-            })?;
         Ok((snapshot, executable))
     }
 

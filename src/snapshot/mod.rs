@@ -89,6 +89,18 @@ impl crate::membership::MemberFile for SnapshotFile {
     }
 }
 
+impl crate::tree::TreeFile for SnapshotFile {
+    fn tree_path(&self) -> &WorkspacePath {
+        &self.path
+    }
+    fn tree_blob(&self) -> Digest {
+        self.blob
+    }
+    fn tree_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
 impl AsRef<[SnapshotFile]> for Snapshot {
     fn as_ref(&self) -> &[SnapshotFile] {
         self.files()

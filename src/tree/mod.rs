@@ -21,13 +21,14 @@
 //! [`build`] turns it into nodes in one pass (reusing the identity of a directory whose entries
 //! did not change since a previous build), [`read_flat`] turns stored nodes back into it, and
 //! [`diff`] compares two stored trees reading only the nodes whose identities differ.
+//!
+//! Layering: this module sits below `snapshot` and `store` (they call it) and imports neither;
+//! the flat list comes in through [`TreeFile`] and goes out as [`FlatFile`]s.
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::diff::{Change, ChangeStatus, Side};
 use crate::hash::Digest;
 use crate::path::WorkspacePath;
-use crate::snapshot::SnapshotFile;
 
 /// The `schema` value of every v0.2 tree node.
 pub const TREE_SCHEMA: &str = "genesis/tree-v0.2";
@@ -133,25 +134,29 @@ pub enum NodeError {
         node: Digest,
     },
     /// A path built from node names that is not a valid workspace path.
-    #[error("path {path:?} built from tree nodes is not a valid workspace path")]
+    #[error("node {node}: path {path:?} built from tree nodes is not a valid workspace path")]
     Path {
+        /// The node holding the path's last name.
+        node: Digest,
         /// The path.
         path: String,
     },
 }
 
-/// Why reading a tree from a [`NodeSource`] failed.
-#[derive(Debug, thiserror::Error)]
-pub enum TreeError {
-    /// The store failed to give the node (missing, corrupt, unreadable).
-    #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
-    /// The node's bytes are not a valid node.
-    #[error(transparent)]
-    Node(#[from] NodeError),
-}
-
 impl NodeError {
+    /// The node the error is about.
+    pub fn node(&self) -> Digest {
+        match self {
+            NodeError::Json { node, .. }
+            | NodeError::Schema { node, .. }
+            | NodeError::Name { node, .. }
+            | NodeError::Order { node, .. }
+            | NodeError::NotCanonical { node }
+            | NodeError::EmptyDirectory { node }
+            | NodeError::Path { node, .. } => *node,
+        }
+    }
+
     /// The RFC 6901 JSON pointer of the failing field (empty for the whole node).
     pub fn pointer(&self) -> String {
         match self {
@@ -278,6 +283,54 @@ fn check_list<'a>(
     Ok(())
 }
 
+/// A file of the flat list [`build`] reads: path, blob and size
+/// ([`crate::snapshot::SnapshotFile`] is one).
+pub trait TreeFile {
+    /// Its workspace path.
+    fn tree_path(&self) -> &WorkspacePath;
+    /// SHA-256 of its bytes.
+    fn tree_blob(&self) -> Digest;
+    /// Its size in bytes.
+    fn tree_bytes(&self) -> u64;
+}
+
+/// A file of a stored tree, as [`read_flat`] and [`diff`] give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlatFile {
+    /// Workspace path.
+    pub path: WorkspacePath,
+    /// SHA-256 of the file's bytes.
+    pub blob: Digest,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// The executable bit.
+    pub executable: bool,
+}
+
+/// A path that differs between two stored trees: only in the old (`D`), only in the new
+/// (`A`), or in both with another blob or executable bit (`M`); the same shape as
+/// [`crate::diff::Change`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeChange {
+    /// The path.
+    pub path: WorkspacePath,
+    /// The old side (absent when added).
+    pub old: Option<FlatFile>,
+    /// The new side (absent when deleted).
+    pub new: Option<FlatFile>,
+}
+
+impl TreeChange {
+    /// The `--name-status` letter: `A`, `D` or `M`.
+    pub fn letter(&self) -> char {
+        match (&self.old, &self.new) {
+            (None, _) => 'A',
+            (_, None) => 'D',
+            _ => 'M',
+        }
+    }
+}
+
 /// One directory of a [`BuiltTree`]: its node, identity, and whether this build serialised and
 /// hashed it (`false` when its identity was reused from the previous build).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -316,8 +369,8 @@ impl BuiltTree {
 /// `executable`, bottom-up in one pass over the list. When `previous` is given, a directory
 /// whose entries equal those of the same directory in `previous` keeps its identity without
 /// being serialised or hashed again.
-pub fn build(
-    files: &[SnapshotFile],
+pub fn build<F: TreeFile>(
+    files: &[F],
     executable: &BTreeSet<WorkspacePath>,
     previous: Option<&BuiltTree>,
 ) -> BuiltTree {
@@ -328,8 +381,8 @@ pub fn build(
 
 /// Builds the node of the directory `dir` whose members are `files` (all paths start with
 /// `dir/`, or anything for the root; `skip` = bytes of that prefix).
-fn build_dir(
-    files: &[SnapshotFile],
+fn build_dir<F: TreeFile>(
+    files: &[F],
     skip: usize,
     dir: &str,
     executable: &BTreeSet<WorkspacePath>,
@@ -339,14 +392,14 @@ fn build_dir(
     let mut node = Node::default();
     let mut i = 0;
     while i < files.len() {
-        let rest = &files[i].path.as_str()[skip..];
+        let rest = &files[i].tree_path().as_str()[skip..];
         match rest.find('/') {
             None => {
                 let f = &files[i];
                 node.files.push(FileEntry {
-                    blob: f.blob,
-                    bytes: f.bytes,
-                    executable: executable.contains(&f.path),
+                    blob: f.tree_blob(),
+                    bytes: f.tree_bytes(),
+                    executable: executable.contains(f.tree_path()),
                     name: rest.to_owned(),
                 });
                 i += 1;
@@ -356,7 +409,7 @@ fn build_dir(
                 let prefix = &rest[..=slash];
                 let end = i + files[i..]
                     .iter()
-                    .position(|f| !f.path.as_str()[skip..].starts_with(prefix))
+                    .position(|f| !f.tree_path().as_str()[skip..].starts_with(prefix))
                     .unwrap_or(files.len() - i);
                 let name = &rest[..slash];
                 let sub = if dir.is_empty() {
@@ -403,74 +456,68 @@ fn build_dir(
     identity
 }
 
-/// Where stored nodes come from: [`crate::store::Store`] in the engine, a counting wrapper in
+/// Where stored nodes come from: [`crate::store::Store`] in the engine, a counting map in
 /// tests.
 pub trait NodeSource {
+    /// The source's error; an invalid node converts into it.
+    type Error: From<NodeError>;
     /// The node named `id`, checked ([`Node::parse`]) and hashing to its name.
     ///
     /// # Errors
-    /// [`TreeError::Store`] if the node cannot be read, [`TreeError::Node`] if it is invalid.
-    fn node(&self, id: &Digest) -> Result<Node, TreeError>;
+    /// The source's error if the node cannot be read or is invalid.
+    fn node(&self, id: &Digest) -> Result<Node, Self::Error>;
 }
 
-impl NodeSource for crate::store::Store {
-    fn node(&self, id: &Digest) -> Result<Node, TreeError> {
-        let bytes = self.read_object(id)?;
-        Ok(Node::parse(*id, &bytes)?)
-    }
-}
-
-/// The flat file list (sorted by path bytes) and executable set of the stored tree `root`.
+/// The files of the stored tree `root`, sorted by path bytes.
 ///
 /// # Errors
-/// A [`TreeError`] for a node that cannot be read or is invalid, or a path that is not a valid
-/// workspace path.
-pub fn read_flat(
-    src: &impl NodeSource,
-    root: &Digest,
-) -> Result<(Vec<SnapshotFile>, BTreeSet<WorkspacePath>), TreeError> {
+/// The source's error for a node that cannot be read or is invalid, a directory node below the
+/// root that lists nothing, or a path that is not a valid workspace path.
+pub fn read_flat<S: NodeSource>(src: &S, root: &Digest) -> Result<Vec<FlatFile>, S::Error> {
     let mut files = Vec::new();
-    let mut exec = BTreeSet::new();
-    collect(src, root, "", true, &mut files, &mut exec)?;
+    collect(src, root, "", true, &mut files)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((files, exec))
+    Ok(files)
 }
 
-fn join(dir: &str, name: &str) -> Result<WorkspacePath, NodeError> {
+fn join(node: &Digest, dir: &str, name: &str) -> Result<WorkspacePath, NodeError> {
     let p = if dir.is_empty() {
         name.to_owned()
     } else {
         format!("{dir}/{name}")
     };
-    WorkspacePath::new(p.clone()).map_err(|_| NodeError::Path { path: p })
+    WorkspacePath::new(p.clone()).map_err(|_| NodeError::Path {
+        node: *node,
+        path: p,
+    })
 }
 
-fn collect(
-    src: &impl NodeSource,
+fn flat(node: &Digest, dir: &str, f: &FileEntry) -> Result<FlatFile, NodeError> {
+    Ok(FlatFile {
+        path: join(node, dir, &f.name)?,
+        blob: f.blob,
+        bytes: f.bytes,
+        executable: f.executable,
+    })
+}
+
+fn collect<S: NodeSource>(
+    src: &S,
     id: &Digest,
     dir: &str,
     is_root: bool,
-    files: &mut Vec<SnapshotFile>,
-    exec: &mut BTreeSet<WorkspacePath>,
-) -> Result<(), TreeError> {
+    files: &mut Vec<FlatFile>,
+) -> Result<(), S::Error> {
     let node = src.node(id)?;
     if !is_root && node.is_empty() {
         return Err(NodeError::EmptyDirectory { node: *id }.into());
     }
-    for f in node.files {
-        let path = join(dir, &f.name)?;
-        if f.executable {
-            exec.insert(path.clone());
-        }
-        files.push(SnapshotFile {
-            path,
-            blob: f.blob,
-            bytes: f.bytes,
-        });
+    for f in &node.files {
+        files.push(flat(id, dir, f)?);
     }
     for d in node.directories {
-        let sub = join(dir, &d.name)?;
-        collect(src, &d.node, sub.as_str(), false, files, exec)?;
+        let sub = join(id, dir, &d.name)?;
+        collect(src, &d.node, sub.as_str(), false, files)?;
     }
     Ok(())
 }
@@ -482,31 +529,53 @@ fn collect(
 ///
 /// # Errors
 /// As [`read_flat`].
-pub fn diff(src: &impl NodeSource, a: &Digest, b: &Digest) -> Result<Vec<Change>, TreeError> {
+pub fn diff<S: NodeSource>(src: &S, a: &Digest, b: &Digest) -> Result<Vec<TreeChange>, S::Error> {
     let mut out = Vec::new();
     diff_dir(src, Some(a), Some(b), "", &mut out)?;
     out.sort_by(|x, y| x.path.cmp(&y.path));
     Ok(out)
 }
 
-fn side(dir: &str, f: &FileEntry) -> Result<Side, NodeError> {
-    Ok(Side {
-        file: SnapshotFile {
-            path: join(dir, &f.name)?,
-            blob: f.blob,
-            bytes: f.bytes,
-        },
-        executable: f.executable,
-    })
+/// Merges two lists sorted by name bytes into pairs of (left, right) entries of one name.
+fn merge<'a, T>(
+    x: &'a [T],
+    y: &'a [T],
+    name: impl Fn(&T) -> &str,
+) -> Vec<(Option<&'a T>, Option<&'a T>)> {
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while i < x.len() || j < y.len() {
+        let ord = match (x.get(i), y.get(j)) {
+            (Some(p), Some(q)) => name(p).as_bytes().cmp(name(q).as_bytes()),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match ord {
+            std::cmp::Ordering::Less => {
+                out.push((Some(&x[i]), None));
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push((None, Some(&y[j])));
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((Some(&x[i]), Some(&y[j])));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
 }
 
-fn diff_dir(
-    src: &impl NodeSource,
+fn diff_dir<S: NodeSource>(
+    src: &S,
     a: Option<&Digest>,
     b: Option<&Digest>,
     dir: &str,
-    out: &mut Vec<Change>,
-) -> Result<(), TreeError> {
+    out: &mut Vec<TreeChange>,
+) -> Result<(), S::Error> {
     if a == b {
         return Ok(());
     }
@@ -514,76 +583,30 @@ fn diff_dir(
     let na = a.map(|id| src.node(id)).transpose()?;
     let nb = b.map(|id| src.node(id)).transpose()?;
     let (na, nb) = (na.as_ref().unwrap_or(&empty), nb.as_ref().unwrap_or(&empty));
-    // Files: merge by name.
-    let (mut i, mut j) = (0, 0);
-    while i < na.files.len() || j < nb.files.len() {
-        let ord = match (na.files.get(i), nb.files.get(j)) {
-            (Some(x), Some(y)) => x.name.as_bytes().cmp(y.name.as_bytes()),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        match ord {
-            std::cmp::Ordering::Less => {
-                let old = side(dir, &na.files[i])?;
-                out.push(Change {
-                    path: old.file.path.clone(),
-                    status: ChangeStatus::Deleted,
-                    old: Some(old),
-                    new: None,
-                });
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                let new = side(dir, &nb.files[j])?;
-                out.push(Change {
-                    path: new.file.path.clone(),
-                    status: ChangeStatus::Added,
-                    old: None,
-                    new: Some(new),
-                });
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                let (x, y) = (&na.files[i], &nb.files[j]);
-                if x.blob != y.blob || x.executable != y.executable {
-                    let (old, new) = (side(dir, x)?, side(dir, y)?);
-                    out.push(Change {
-                        path: old.file.path.clone(),
-                        status: ChangeStatus::Modified,
-                        old: Some(old),
-                        new: Some(new),
-                    });
-                }
-                i += 1;
-                j += 1;
-            }
+    let (ia, ib) = (
+        a.copied().unwrap_or(Digest::EMPTY),
+        b.copied().unwrap_or(Digest::EMPTY),
+    );
+    for (x, y) in merge(&na.files, &nb.files, |f| &f.name) {
+        if let (Some(x), Some(y)) = (x, y)
+            && x.blob == y.blob
+            && x.executable == y.executable
+        {
+            continue;
         }
+        let old = x.map(|f| flat(&ia, dir, f)).transpose()?;
+        let new = y.map(|f| flat(&ib, dir, f)).transpose()?;
+        let path = old
+            .as_ref()
+            .or(new.as_ref())
+            .expect("one side")
+            .path
+            .clone();
+        out.push(TreeChange { path, old, new });
     }
-    // Directories: merge by name, descending only where identities differ.
-    let (mut i, mut j) = (0, 0);
-    while i < na.directories.len() || j < nb.directories.len() {
-        let ord = match (na.directories.get(i), nb.directories.get(j)) {
-            (Some(x), Some(y)) => x.name.as_bytes().cmp(y.name.as_bytes()),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        let (x, y) = match ord {
-            std::cmp::Ordering::Less => {
-                i += 1;
-                (Some(&na.directories[i - 1]), None)
-            }
-            std::cmp::Ordering::Greater => {
-                j += 1;
-                (None, Some(&nb.directories[j - 1]))
-            }
-            std::cmp::Ordering::Equal => {
-                i += 1;
-                j += 1;
-                (Some(&na.directories[i - 1]), Some(&nb.directories[j - 1]))
-            }
-        };
-        let name = &x.or(y).expect("one side present").name;
-        let sub = join(dir, name)?;
+    for (x, y) in merge(&na.directories, &nb.directories, |d| &d.name) {
+        let d = x.or(y).expect("one side present");
+        let sub = join(&a.or(b).copied().unwrap_or(Digest::EMPTY), dir, &d.name)?;
         diff_dir(
             src,
             x.map(|d| &d.node),
