@@ -116,7 +116,7 @@ pub enum StoreError {
         /// The node's identity.
         identity: Digest,
         /// What is wrong (naming the node and the field).
-        source: crate::tree::NodeError,
+        source: Box<crate::tree::NodeError>,
     },
     /// A JSON file in the store (snapshot document, executable-bit sidecar, acceptance record,
     /// BPT task record) with a member name twice in one object: Genesis never writes one, so

@@ -23,7 +23,7 @@ impl From<NodeError> for StoreError {
     fn from(source: NodeError) -> Self {
         StoreError::BadTree {
             identity: source.node(),
-            source,
+            source: Box::new(source),
         }
     }
 }
@@ -58,7 +58,7 @@ impl Store {
         if built.root != id {
             return Err(StoreError::BadTree {
                 identity: id,
-                source: crate::tree::NodeError::NotCanonical { node: built.root },
+                source: Box::new(NodeError::NotCanonical { node: built.root }),
             });
         }
         // Children before parents, so a stored node's sub-nodes are always present.
