@@ -356,9 +356,12 @@ impl Engine {
     ) -> Result<(), EngineError> {
         use crate::path::FsPlace;
         let root = absolute_resolved(self.workspace.root());
-        // Journal ops are numbered by a usize with no file-count limit: room for its widest
-        // decimal form (20 digits).
-        let staging = ".genesis-tmp-".len() + id.len() + 1 + usize::MAX.to_string().len();
+        // Journal ops are numbered below base plus current files: with no file-count limit,
+        // room for the digits of 2 × the result's files (at least 2 × 4096, as v0.1), plus one
+        // digit of margin for a base larger than the result (5 digits up to 4096 files, as
+        // before).
+        let ops = 2 * result.files().len().max(crate::snapshot::MAX_FILES);
+        let staging = ".genesis-tmp-".len() + id.len() + 1 + ops.to_string().len() + 1;
         let places = [
             FsPlace {
                 what: format!("the workspace {}", root.display()),
