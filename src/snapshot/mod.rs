@@ -274,21 +274,22 @@ impl Snapshot {
     }
 
     /// A v0.2 snapshot read back from its stored nodes: `files` (sorted, as
-    /// [`crate::tree::read_flat`] gives them) under the root `identity`, whose nodes the caller
-    /// read and checked against their names.
+    /// [`crate::tree::read_tree`] gives them) under the root `nodes.root`, whose nodes the
+    /// caller read and checked against their names (kept, so a snapshot built from this one
+    /// reuses its unchanged directories).
     ///
     /// # Errors
     /// [`SnapshotDocumentError::Order`] if a path occurs twice.
     pub fn from_stored_tree(
-        identity: Digest,
         files: Vec<SnapshotFile>,
+        nodes: crate::tree::BuiltTree,
     ) -> Result<Self, SnapshotDocumentError> {
         check_order(&files)?;
         Ok(Snapshot {
-            identity,
+            identity: nodes.root,
             files,
             format: SnapshotFormat::V0_2,
-            tree: None,
+            tree: Some(Arc::new(nodes)),
         })
     }
 

@@ -79,7 +79,7 @@ impl Store {
         &self,
         identity: &Digest,
     ) -> Result<(Snapshot, BTreeSet<WorkspacePath>), StoreError> {
-        let flat = crate::tree::read_flat(self, identity)?;
+        let (flat, nodes) = crate::tree::read_tree(self, identity)?;
         let executable = flat
             .iter()
             .filter(|f| f.executable)
@@ -94,7 +94,7 @@ impl Store {
             })
             .collect();
         let snapshot =
-            Snapshot::from_stored_tree(*identity, files).map_err(|e| StoreError::BadSnapshot {
+            Snapshot::from_stored_tree(files, nodes).map_err(|e| StoreError::BadSnapshot {
                 path: self.object_path(identity),
                 source: e,
             })?;

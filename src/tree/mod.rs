@@ -474,10 +474,23 @@ pub trait NodeSource {
 /// The source's error for a node that cannot be read or is invalid, a directory node below the
 /// root that lists nothing, or a path that is not a valid workspace path.
 pub fn read_flat<S: NodeSource>(src: &S, root: &Digest) -> Result<Vec<FlatFile>, S::Error> {
+    Ok(read_tree(src, root)?.0)
+}
+
+/// As [`read_flat`], and every node read, keyed by directory path as [`build`] gives them
+/// (none `fresh`), so a later [`build`] can reuse the unchanged ones.
+///
+/// # Errors
+/// As [`read_flat`].
+pub fn read_tree<S: NodeSource>(
+    src: &S,
+    root: &Digest,
+) -> Result<(Vec<FlatFile>, BuiltTree), S::Error> {
     let mut files = Vec::new();
-    collect(src, root, "", true, &mut files)?;
+    let mut dirs = HashMap::new();
+    collect(src, root, "", true, &mut files, &mut dirs)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
+    Ok((files, BuiltTree { root: *root, dirs }))
 }
 
 fn join(node: &Digest, dir: &str, name: &str) -> Result<WorkspacePath, NodeError> {
@@ -507,6 +520,7 @@ fn collect<S: NodeSource>(
     dir: &str,
     is_root: bool,
     files: &mut Vec<FlatFile>,
+    dirs: &mut HashMap<String, BuiltNode>,
 ) -> Result<(), S::Error> {
     let node = src.node(id)?;
     if !is_root && node.is_empty() {
@@ -515,10 +529,18 @@ fn collect<S: NodeSource>(
     for f in &node.files {
         files.push(flat(id, dir, f)?);
     }
-    for d in node.directories {
+    for d in &node.directories {
         let sub = join(id, dir, &d.name)?;
-        collect(src, &d.node, sub.as_str(), false, files)?;
+        collect(src, &d.node, sub.as_str(), false, files, dirs)?;
     }
+    dirs.insert(
+        dir.to_owned(),
+        BuiltNode {
+            node,
+            identity: *id,
+            fresh: false,
+        },
+    );
     Ok(())
 }
 

@@ -229,3 +229,28 @@ fn parse_rejects_non_canonical_unsorted_and_bad_names() {
         Err(NodeError::Schema { .. })
     ));
 }
+
+#[test]
+fn nodes_read_back_are_reused_by_the_next_build() {
+    let mut files = sorted(vec![
+        file("a/b/c", "1"),
+        file("a/d", "2"),
+        file("e/f", "3"),
+        file("g", "4"),
+    ]);
+    let t = build(&files, &BTreeSet::new(), None);
+    let mem = Mem::default();
+    mem.put(&t);
+    let (_, read) = read_tree(&mem, &t.root).unwrap();
+    assert_eq!(read.node_count(), 5);
+    assert_eq!(
+        build(&files, &BTreeSet::new(), Some(&read)).fresh_count(),
+        0
+    );
+    files[0].blob = Digest::of(b"x");
+    // a/b, a and the root; e is reused.
+    assert_eq!(
+        build(&files, &BTreeSet::new(), Some(&read)).fresh_count(),
+        3
+    );
+}
