@@ -49,11 +49,14 @@ pub fn check(tree: &Tree, expected: &Expected, expected_tree: Option<&Tree>) -> 
     let differences = if actual == expected_id {
         Vec::new()
     } else if let Some(e) = expected_tree {
-        // Executable bits are not part of the v0.1 identity: compare content only.
+        // Executable bits are not part of the v0.1 identity: compare content only, unless
+        // both sides are v0.2 trees, whose identity covers them.
+        let bits = e.snapshot.format() == crate::snapshot::SnapshotFormat::V0_2
+            && tree.snapshot.format() == crate::snapshot::SnapshotFormat::V0_2;
         changes(e, tree)
             .into_iter()
             .filter(|c| match (&c.old, &c.new) {
-                (Some(o), Some(n)) => o.file.blob != n.file.blob,
+                (Some(o), Some(n)) => o.file.blob != n.file.blob || bits,
                 _ => true,
             })
             .collect()

@@ -6,12 +6,15 @@
 //! | name | bytes hashed |
 //! |---|---|
 //! | blob | the file's bytes, exactly as on disk |
-//! | snapshot identity | the RFC 8785 (JCS) canonical JSON of the snapshot document **without** its `identity` member: `{"files":[{"blob":…,"bytes":…,"path":…},…],"schema":"genesis/workspace-snapshot-v0.1"}` ([`crate::snapshot::snapshot_identity`], which uses [`canonical_digest`]) |
+//! | snapshot identity (v0.1) | the RFC 8785 (JCS) canonical JSON of the snapshot document **without** its `identity` member: `{"files":[{"blob":…,"bytes":…,"path":…},…],"schema":"genesis/workspace-snapshot-v0.1"}` ([`crate::snapshot::snapshot_identity`], which uses [`canonical_digest`]) |
+//! | tree node (v0.2) | the RFC 8785 (JCS) canonical JSON of the node, exactly as stored: `{"directories":[{"name":…,"node":…},…],"files":[{"blob":…,"bytes":…,"executable":…,"name":…},…],"schema":"genesis/tree-v0.2"}`, each list sorted by the UTF-8 bytes of `name` ([`crate::tree::Node::canonical_bytes`], which uses [`canonical_json`]) |
+//! | snapshot identity (v0.2) | the root node's identity, as the row above; chosen when the tree does not fit v0.1 (more than 4096 files or a file over 268435456 bytes) |
+//! | v0.1 snapshot object | the same bytes as the v0.1 identity row, stored under the identity |
 //! | patch | the patch text exactly as submitted |
 //! | other store objects (acceptance records, logs) | their bytes as stored |
 //!
 //! Anyone can recompute an identity with a JCS library and `sha256sum`; `testdata/identity/`
-//! holds test vectors.
+//! (v0.1) and `testdata/tree-v0.2/` (v0.2) hold test vectors.
 
 use std::fmt;
 use std::io::Read;

@@ -43,6 +43,7 @@ pub mod snapshot;
 pub mod statcache;
 pub mod store;
 pub mod tracked;
+pub mod tree;
 pub mod workspace;
 
 pub use diff::Tree;

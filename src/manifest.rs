@@ -39,7 +39,8 @@ fn default_timeout() -> u64 {
 /// Limits on what a patch or snapshot may hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
-    /// Most files in a snapshot. Default: 4096.
+    /// Most files in a snapshot. Default: no limit (a tree over 4096 files gets the v0.2
+    /// format, DESIGN section 2).
     pub max_files: Option<usize>,
     /// Largest file in bytes. Default: 268435456.
     pub max_file_bytes: Option<u64>,

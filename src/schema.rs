@@ -19,6 +19,8 @@ pub const AGENT_TRANSACTION_SCHEMA: &str =
     include_str!("../schemas/agent-transaction-v0.1.schema.json");
 /// The package manifest schema.
 pub const MANIFEST_SCHEMA: &str = include_str!("../schemas/manifest-v0.1.schema.json");
+/// The v0.2 tree node schema (see [`crate::tree`]).
+pub const TREE_NODE_SCHEMA: &str = include_str!("../schemas/tree-node-v0.2.schema.json");
 
 /// The kinds of document Genesis validates, told apart by their `schema` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -30,6 +32,8 @@ pub enum DocumentKind {
     Snapshot,
     /// `genesis/manifest-v0.1`.
     Manifest,
+    /// `genesis/tree-v0.2`: one node of a v0.2 tree.
+    TreeNode,
 }
 
 impl DocumentKind {
@@ -39,6 +43,7 @@ impl DocumentKind {
             DocumentKind::Session => "genesis/agent-transaction-v0.1",
             DocumentKind::Snapshot => crate::snapshot::SNAPSHOT_SCHEMA,
             DocumentKind::Manifest => "genesis/manifest-v0.1",
+            DocumentKind::TreeNode => crate::tree::TREE_SCHEMA,
         }
     }
 
@@ -48,6 +53,7 @@ impl DocumentKind {
             DocumentKind::Session,
             DocumentKind::Snapshot,
             DocumentKind::Manifest,
+            DocumentKind::TreeNode,
         ]
         .into_iter()
         .find(|k| k.schema_name() == name)
@@ -90,6 +96,7 @@ fn validator(kind: DocumentKind) -> &'static jsonschema::Validator {
     static SESSION: OnceLock<jsonschema::Validator> = OnceLock::new();
     static SNAPSHOT: OnceLock<jsonschema::Validator> = OnceLock::new();
     static MANIFEST: OnceLock<jsonschema::Validator> = OnceLock::new();
+    static TREE_NODE: OnceLock<jsonschema::Validator> = OnceLock::new();
     match kind {
         DocumentKind::Session => {
             SESSION.get_or_init(|| build(AGENT_TRANSACTION_SCHEMA, Some("session")))
@@ -98,6 +105,7 @@ fn validator(kind: DocumentKind) -> &'static jsonschema::Validator {
             SNAPSHOT.get_or_init(|| build(AGENT_TRANSACTION_SCHEMA, Some("snapshot")))
         }
         DocumentKind::Manifest => MANIFEST.get_or_init(|| build(MANIFEST_SCHEMA, None)),
+        DocumentKind::TreeNode => TREE_NODE.get_or_init(|| build(TREE_NODE_SCHEMA, None)),
     }
 }
 
@@ -113,7 +121,8 @@ pub fn schema_violations(kind: DocumentKind, value: &Value) -> Vec<Violation> {
 }
 
 /// Validates a document: picks the schema by its `schema` field, validates, then runs the
-/// engine's own checks (every path's components; for snapshots the order and the identity).
+/// engine's own checks (every path's components; for snapshots the order and the identity; for
+/// tree nodes the names and the order of both lists).
 ///
 /// Returns the kind (when it could be told) and the violations (empty when valid).
 pub fn validate_document(value: &Value) -> (Option<DocumentKind>, Vec<Violation>) {
@@ -122,7 +131,7 @@ pub fn validate_document(value: &Value) -> (Option<DocumentKind>, Vec<Violation>
             None,
             vec![Violation {
                 pointer: "/schema".into(),
-                message: "missing or not a string; expected one of \"genesis/agent-transaction-v0.1\", \"genesis/workspace-snapshot-v0.1\", \"genesis/manifest-v0.1\"".into(),
+                message: "missing or not a string; expected one of \"genesis/agent-transaction-v0.1\", \"genesis/workspace-snapshot-v0.1\", \"genesis/manifest-v0.1\", \"genesis/tree-v0.2\"".into(),
             }],
         );
     };
@@ -160,6 +169,14 @@ pub fn validate_document(value: &Value) -> (Option<DocumentKind>, Vec<Violation>
             }
         }
         DocumentKind::Manifest => {}
+        DocumentKind::TreeNode => {
+            if let Err(e) = crate::tree::Node::from_value(value) {
+                v.push(Violation {
+                    pointer: e.pointer(),
+                    message: e.to_string(),
+                });
+            }
+        }
     }
     (Some(kind), v)
 }
@@ -217,6 +234,7 @@ mod tests {
         for text in [
             AGENT_TRANSACTION_SCHEMA,
             MANIFEST_SCHEMA,
+            TREE_NODE_SCHEMA,
             crate::bpt::REQUEST_SCHEMA,
         ] {
             assert_eq!(

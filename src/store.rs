@@ -5,11 +5,11 @@
 //!
 //! ```text
 //! format                        "genesis-store 2\n" (or 1: read, upgraded on the first write)
-//! objects/ab/cdef…              blobs and other objects, named by the hex SHA-256 of their raw
+//! objects/ab/cdef…              blobs and other objects (v0.2 tree nodes too), named by the hex SHA-256 of their raw
 //!                               bytes, each file a zstd frame of them (raw in stores of
 //!                               format 1; see [`codec`])
-//! snapshots/<identity>.json     snapshot documents (pretty JSON, 004 #/$defs/snapshot)
-//! snapshots/<identity>.exec.json  {"executable": [paths…]} for that snapshot
+//! snapshots/<identity>.json     v0.1 snapshot documents (pretty JSON, 004 #/$defs/snapshot)
+//! snapshots/<identity>.exec.json  {"executable": [paths…]} for that v0.1 snapshot
 //! statcache/<key>.bin           stat cache of one directory tree (see crate::statcache)
 //! sessions/  journal/  tmp/     used by sessions and apply
 //! ```
@@ -17,6 +17,19 @@
 //! Every write is: temp file in the target directory → write → `fsync` → rename → `fsync` of
 //! the directory ([`write_atomic`]). An object is checked against its name when it is read
 //! back; a mismatch is [`StoreError::Corrupt`], and the content is never returned.
+//!
+//! Snapshots of both formats (DESIGN sections 2 and 3, [`crate::snapshot::SnapshotFormat`]):
+//! - v0.1: `snapshots/<identity>.json` and its sidecar, as before; in addition, the canonical
+//!   bytes the identity hashes (the document without `identity`) are stored as the object
+//!   `<identity>`, so every stored snapshot also hashes to its name.
+//! - v0.2: only objects: every node of the tree under its identity, as its exact canonical
+//!   bytes (the root's name is the tree's identity). No `snapshots/` file; the executable bits
+//!   are inside the nodes.
+//!
+//! A reader tells them apart by what the store holds under the identity: a
+//! `snapshots/<identity>.json` document is v0.1; otherwise an object that is a
+//! `genesis/tree-v0.2` node is a v0.2 tree. (Any stored node names a tree, the sub-tree of its
+//! directory, so a prefix can resolve to a sub-directory's node.)
 //!
 //! The executable-bit sidecar is keyed by identity, and the v0.1 identity does not cover
 //! executable bits: when two trees differ only in executable bits, the sidecar holds the bits
@@ -32,6 +45,7 @@ use crate::path::WorkspacePath;
 use crate::snapshot::{Snapshot, SnapshotDocumentError, SnapshotOutcome};
 
 pub mod codec;
+mod trees;
 
 /// The `format` file of a store this version creates: objects are zstd frames ([`codec`]).
 const FORMAT_LINE: &str = "genesis-store 2\n";
@@ -105,6 +119,15 @@ pub enum StoreError {
         path: PathBuf,
         /// What is wrong.
         source: SnapshotDocumentError,
+    },
+    /// A stored v0.2 tree node that is not valid, or nodes that do not give the identity
+    /// being written.
+    #[error("{source}")]
+    BadTree {
+        /// The node's identity.
+        identity: Digest,
+        /// What is wrong (naming the node and the field).
+        source: Box<crate::tree::NodeError>,
     },
     /// A JSON file in the store (snapshot document, executable-bit sidecar, acceptance record,
     /// BPT task record) with a member name twice in one object: Genesis never writes one, so
@@ -399,6 +422,24 @@ impl Store {
                 }
             }
         }
+        // v0.2 trees: stored nodes whose name starts with the prefix.
+        if prefix.len() >= 2
+            && let Ok(rd) = std::fs::read_dir(self.root.join("objects").join(&prefix[..2]))
+        {
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let Some(rest) = name.to_str() else { continue };
+                let id = format!("{}{rest}", &prefix[..2]);
+                if id.len() == 64
+                    && id.starts_with(&prefix)
+                    && let Ok(d) = id.parse::<Digest>()
+                    && !found.contains(&d)
+                    && self.is_tree_node(&d)
+                {
+                    found.push(d);
+                }
+            }
+        }
         match found.len() {
             1 => Ok(found[0]),
             0 => Err(StoreError::NoSuchSnapshot {
@@ -416,12 +457,15 @@ impl Store {
         }
     }
 
-    /// Whether the snapshot document `identity` is in the store.
+    /// Whether the snapshot `identity` is in the store: a v0.1 document, or a stored
+    /// `genesis/tree-v0.2` node of that name (its nodes below are not checked here).
     pub fn has_snapshot(&self, identity: &Digest) -> bool {
-        self.snapshot_path(identity).is_file()
+        self.snapshot_path(identity).is_file() || self.is_tree_node(identity)
     }
 
-    /// Stores a snapshot document and its executable-bit sidecar. The blobs must already be
+    /// Stores a snapshot: for v0.2, its nodes (as objects; see the module docs); for v0.1, the
+    /// canonical bytes its identity hashes (as an object), and the document and its
+    /// executable-bit sidecar as below. The blobs must already be
     /// stored (see [`Store::snapshot_into`]). A document already stored under that identity is
     /// compared byte for byte with the one this snapshot prints and, when it differs, checked
     /// as [`Store::read_snapshot`] checks it, so `open` and `snapshot` notice a stored
@@ -436,9 +480,16 @@ impl Store {
         snapshot: &Snapshot,
         executable: &BTreeSet<WorkspacePath>,
     ) -> Result<(), StoreError> {
+        if snapshot.format() == crate::snapshot::SnapshotFormat::V0_2 {
+            return self.write_tree(snapshot, executable);
+        }
         let dir = self.root.join("snapshots");
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let id = snapshot.identity();
+        if !self.has_object(&id) {
+            let canonical = snapshot.canonical_v0_1().expect("v0.1 snapshot");
+            self.write_object(&canonical)?;
+        }
         let exec = serde_json::json!({ "executable": executable });
         let mut exec_bytes = serde_json::to_vec_pretty(&exec).expect("serialisable");
         exec_bytes.push(b'\n');
@@ -465,7 +516,8 @@ impl Store {
         Ok(())
     }
 
-    /// Reads the snapshot `identity` and its executable bits, checking the document.
+    /// Reads the snapshot `identity` and its executable bits, checking the document (v0.1) or
+    /// every node, each against its name (v0.2, [`crate::tree::read_flat`]).
     ///
     /// # Errors
     /// [`StoreError::Missing`] if absent; [`StoreError::BadSnapshot`] if the document is invalid
@@ -478,6 +530,9 @@ impl Store {
         let path = self.snapshot_path(identity);
         let data = match std::fs::read(&path) {
             Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.is_tree_node(identity) => {
+                return self.read_tree(identity);
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(StoreError::Missing {
                     kind: "snapshot",

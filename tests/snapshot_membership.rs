@@ -174,20 +174,50 @@ fn backslash_in_a_name_is_an_error_naming_it() {
     );
 }
 
+/// 4096 files keep the v0.1 document and identity; the 4097th makes the tree v0.2 (no limit);
+/// only a manifest's `limits.max_files` refuses a count.
 #[test]
-fn file_count_limit_4096_ok_4097_refused() {
+fn file_count_past_4096_is_v0_2_and_only_the_manifest_limits_it() {
     let d = tempfile::tempdir().unwrap();
     for i in 0..4096 {
         std::fs::write(d.path().join(format!("f{i:04}")), b"").unwrap();
     }
+    let files = |n: usize| -> Vec<genesis::snapshot::SnapshotFile> {
+        let mut v: Vec<genesis::snapshot::SnapshotFile> = (0..n)
+            .map(|i| genesis::snapshot::SnapshotFile {
+                path: if i < 4096 {
+                    format!("f{i:04}")
+                } else {
+                    "one-more".to_owned()
+                }
+                .parse()
+                .unwrap(),
+                blob: genesis::hash::Digest::EMPTY,
+                bytes: 0,
+            })
+            .collect();
+        v.sort_by(|a, b| a.path.cmp(&b.path));
+        v
+    };
     let o = run_in(d.path(), &["snapshot", "--no-store", "--identity"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v01 = genesis::snapshot::snapshot_identity(&files(4096));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), format!("{v01}\n"));
     std::fs::write(d.path().join("one-more"), b"").unwrap();
+    let o = run_in(d.path(), &["snapshot", "--no-store", "--identity"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v02 = genesis::tree::build(&files(4097), &Default::default(), None).root;
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), format!("{v02}\n"));
+    std::fs::write(
+        d.path().join("genesis.json"),
+        r#"{"schema":"genesis/manifest-v0.1","obligations":[],"limits":{"max_files":4097}}"#,
+    )
+    .unwrap();
     let o = run_in(d.path(), &["snapshot", "--no-store"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "genesis: error: 4097 files found, more than the limit of 4096; leave paths out with \
+        "genesis: error: 4098 files found, more than the limit of 4097; leave paths out with \
          .genesisignore or the manifest's \"exclude\"\n"
     );
 }

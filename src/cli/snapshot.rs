@@ -88,7 +88,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     } else if ctx.json {
         super::print_json(&serde_json::json!({
             "identity": snap.identity(),
-            "snapshot": snap.to_value(),
+            "snapshot": snap.to_value_with(&outcome.executable),
             "executable": outcome.executable,
             "skipped": outcome.skipped,
             "collisions": collisions,
@@ -100,7 +100,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     } else if args.identity {
         crate::outln!("{}", snap.identity());
     } else {
-        crate::out!("{}", snap.to_json_pretty());
+        crate::out!("{}", snap.to_json_pretty_with(&outcome.executable));
     }
     Ok(0)
 }

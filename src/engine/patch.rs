@@ -548,8 +548,12 @@ impl Engine {
     ) -> Result<(), PatchSessionError> {
         use crate::path::FsPlace;
         let root = absolute_resolved(self.workspace.root());
-        // Journal ops are numbered below 2 × 4096 (base plus current files): 4 digits; 5 kept.
-        let staging = ".genesis-tmp-".len() + id.len() + 1 + 5;
+        // Journal ops are numbered below base plus current files: with no file-count limit,
+        // room for the digits of 2 × the result's files (at least 2 × 4096, as v0.1), plus one
+        // digit of margin for a base larger than the result (5 digits up to 4096 files, as
+        // before).
+        let ops = 2 * result.files().len().max(crate::snapshot::MAX_FILES);
+        let staging = ".genesis-tmp-".len() + id.len() + 1 + ops.to_string().len() + 1;
         let places = [
             FsPlace {
                 what: format!("the workspace {}", root.display()),
@@ -619,14 +623,12 @@ impl Engine {
                 prefix = parent;
             }
         }
-        let snap = Snapshot::from_files(files.into_values().collect()).map_err(|e| match e {
-            SnapshotDocumentError::TooManyFiles { count } => PatchSessionError::OverLimit {
-                what: "files",
-                limit: crate::snapshot::MAX_FILES,
-                actual: count,
-            },
-            other => PatchSessionError::SnapshotDocument(other),
-        })?;
+        let snap = Snapshot::with_executable(
+            files.into_values().collect(),
+            &exec,
+            Some(&current.snapshot),
+        )
+        .map_err(PatchSessionError::SnapshotDocument)?;
         Ok((snap, exec, pending))
     }
 }

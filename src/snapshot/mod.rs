@@ -1,8 +1,10 @@
 //! Workspace snapshots: which files a tree holds, their blobs, and the snapshot identity.
 //!
-//! A [`Snapshot`] is the `genesis/workspace-snapshot-v0.1` document of the 004 schema
-//! (`schemas/agent-transaction-v0.1.json#/$defs/snapshot`): the list of `{path, blob, bytes}`
-//! sorted by the UTF-8 bytes of `path`, and its `identity` (see [`crate::hash`]).
+//! A [`Snapshot`] is the list of `{path, blob, bytes}` sorted by the UTF-8 bytes of `path`, and
+//! its `identity` (see [`crate::hash`]) in one of two formats ([`SnapshotFormat`], DESIGN
+//! section 2): a tree that fits v0.1 ([`fits_v0_1`]) is the `genesis/workspace-snapshot-v0.1`
+//! document of the 004 schema (`schemas/agent-transaction-v0.1.json#/$defs/snapshot`), byte
+//! for byte as before; any other tree is a v0.2 tree of per-directory nodes ([`crate::tree`]).
 //!
 //! Membership ([`scan`], DESIGN section 2):
 //! - every regular file under the root, recursively;
@@ -24,13 +26,13 @@
 //! Symbolic links are never followed; they, FIFOs, sockets and devices are left out and
 //! reported as [`Skipped`]. A file name that is not valid UTF-8 fails the snapshot
 //! ([`SnapshotError::NonUtf8Path`]) unless it is ignored. More than
-//! [`SnapshotOptions::max_files`] files, or a file over [`SnapshotOptions::max_file_bytes`], fail
-//! with an error naming the count or the file.
+//! [`SnapshotOptions::max_files`] files (no limit unless the manifest sets one), or a file over
+//! [`SnapshotOptions::max_file_bytes`], fail with an error naming the count or the file.
 //!
 //! Files are hashed streaming (256 KiB reads, never a whole file in memory) on the rayon pool.
-//! The executable bit (the owner's `x`, as git reads it) is not part of the v0.1 document: it
-//! comes back beside the snapshot in [`SnapshotOutcome::executable`], and two trees that differ
-//! only in executable bits have the same identity.
+//! The executable bit (the owner's `x`, as git reads it) comes back beside the snapshot in
+//! [`SnapshotOutcome::executable`]. It is not part of the v0.1 document (two v0.1 trees that
+//! differ only in executable bits have the same identity); it is part of a v0.2 identity.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
@@ -87,6 +89,18 @@ impl crate::membership::MemberFile for SnapshotFile {
     }
 }
 
+impl crate::tree::TreeFile for SnapshotFile {
+    fn tree_path(&self) -> &WorkspacePath {
+        &self.path
+    }
+    fn tree_blob(&self) -> Digest {
+        self.blob
+    }
+    fn tree_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
 impl AsRef<[SnapshotFile]> for Snapshot {
     fn as_ref(&self) -> &[SnapshotFile] {
         self.files()
@@ -102,15 +116,56 @@ impl crate::statcache::Hashed for SnapshotFile {
     }
 }
 
-/// A `genesis/workspace-snapshot-v0.1` document whose identity matches its files.
+/// Which format a [`Snapshot`]'s identity is computed in (DESIGN section 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum SnapshotFormat {
+    /// `genesis/workspace-snapshot-v0.1`: one document listing every file; identity =
+    /// [`snapshot_identity`]. Every tree that fits v0.1 ([`fits_v0_1`]) gets this format.
+    #[serde(rename = "genesis/workspace-snapshot-v0.1")]
+    V0_1,
+    /// `genesis/tree-v0.2`: per-directory nodes ([`crate::tree`]); identity = the root node's,
+    /// which covers the executable bits. Every tree that does not fit v0.1 gets this format.
+    #[serde(rename = "genesis/tree-v0.2")]
+    V0_2,
+}
+
+/// Whether sorted `files` fit the v0.1 limits: at most [`MAX_FILES`] files, each at most
+/// [`MAX_FILE_BYTES`] bytes (004 `files.maxItems`, `snapshotFile.bytes.maximum`).
+pub fn fits_v0_1(files: &[SnapshotFile]) -> bool {
+    files.len() <= MAX_FILES && files.iter().all(|f| f.bytes <= MAX_FILE_BYTES)
+}
+
+/// A tree's sorted file list and its identity, in the format the rule of DESIGN section 2
+/// gives it: v0.1 when it fits v0.1, else v0.2.
 ///
 /// Invariants (checked by every constructor): `files` sorted by path bytes, no path twice, every
-/// path valid, at most [`MAX_FILES`] files of at most [`MAX_FILE_BYTES`] bytes, and `identity` =
-/// [`snapshot_identity`] of `files`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// path valid, and `identity` = [`snapshot_identity`] of `files` (v0.1, within the v0.1 limits)
+/// or the root node identity of the v0.2 tree of `files` and their executable bits.
+#[derive(Clone)]
 pub struct Snapshot {
     identity: Digest,
     files: Vec<SnapshotFile>,
+    format: SnapshotFormat,
+    /// The v0.2 nodes built with the identity (reused when the store writes them).
+    tree: Option<Arc<crate::tree::BuiltTree>>,
+}
+
+impl PartialEq for Snapshot {
+    fn eq(&self, other: &Self) -> bool {
+        self.identity == other.identity && self.format == other.format && self.files == other.files
+    }
+}
+
+impl Eq for Snapshot {}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("identity", &self.identity)
+            .field("format", &self.format)
+            .field("files", &self.files)
+            .finish()
+    }
 }
 
 /// A snapshot document that breaks one of [`Snapshot`]'s invariants.
@@ -175,11 +230,89 @@ impl Snapshot {
     /// past the v0.1 limits.
     pub fn from_files(mut files: Vec<SnapshotFile>) -> Result<Self, SnapshotDocumentError> {
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        check_files(&files)?;
+        check_limits(&files)?;
+        check_order(&files)?;
         Ok(Snapshot {
             identity: snapshot_identity(&files),
             files,
+            format: SnapshotFormat::V0_1,
+            tree: None,
         })
+    }
+
+    /// Builds a snapshot of any size from `files` and the executable bits `executable`,
+    /// sorting the files: v0.1 (identity of [`snapshot_identity`], the bits not covered) when
+    /// they fit v0.1 ([`fits_v0_1`]), else v0.2 (identity of the root node built by
+    /// [`crate::tree::build`], reusing the unchanged directories of `previous`, a v0.2 snapshot
+    /// of an earlier state, when given).
+    ///
+    /// # Errors
+    /// [`SnapshotDocumentError::Order`] if a path occurs twice.
+    pub fn with_executable(
+        mut files: Vec<SnapshotFile>,
+        executable: &BTreeSet<WorkspacePath>,
+        previous: Option<&Snapshot>,
+    ) -> Result<Self, SnapshotDocumentError> {
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        check_order(&files)?;
+        if fits_v0_1(&files) {
+            return Ok(Snapshot {
+                identity: snapshot_identity(&files),
+                files,
+                format: SnapshotFormat::V0_1,
+                tree: None,
+            });
+        }
+        let built =
+            crate::tree::build(&files, executable, previous.and_then(|p| p.tree.as_deref()));
+        Ok(Snapshot {
+            identity: built.root,
+            files,
+            format: SnapshotFormat::V0_2,
+            tree: Some(Arc::new(built)),
+        })
+    }
+
+    /// A v0.2 snapshot read back from its stored nodes: `files` (sorted, as
+    /// [`crate::tree::read_tree`] gives them) under the root `nodes.root`, whose nodes the
+    /// caller read and checked against their names (kept, so a snapshot built from this one
+    /// reuses its unchanged directories).
+    ///
+    /// # Errors
+    /// [`SnapshotDocumentError::Order`] if a path occurs twice.
+    pub fn from_stored_tree(
+        files: Vec<SnapshotFile>,
+        nodes: crate::tree::BuiltTree,
+    ) -> Result<Self, SnapshotDocumentError> {
+        check_order(&files)?;
+        Ok(Snapshot {
+            identity: nodes.root,
+            files,
+            format: SnapshotFormat::V0_2,
+            tree: Some(Arc::new(nodes)),
+        })
+    }
+
+    /// The format the identity is computed in.
+    pub fn format(&self) -> SnapshotFormat {
+        self.format
+    }
+
+    /// The v0.2 nodes of this snapshot for the executable bits `executable`: those built with
+    /// the identity when the bits are the same (checked, nothing re-hashed), else built again.
+    /// `None` for a v0.1 snapshot.
+    pub fn tree_nodes(
+        &self,
+        executable: &BTreeSet<WorkspacePath>,
+    ) -> Option<Arc<crate::tree::BuiltTree>> {
+        if self.format != SnapshotFormat::V0_2 {
+            return None;
+        }
+        let built = crate::tree::build(&self.files, executable, self.tree.as_deref());
+        match &self.tree {
+            Some(t) if built.fresh_count() == 0 => Some(t.clone()),
+            _ => Some(Arc::new(built)),
+        }
     }
 
     /// The empty snapshot (identity of `{"files":[],"schema":…}`).
@@ -201,7 +334,8 @@ impl Snapshot {
         if doc.schema != SNAPSHOT_SCHEMA {
             return Err(SnapshotDocumentError::Schema(doc.schema));
         }
-        check_files(&doc.files)?;
+        check_limits(&doc.files)?;
+        check_order(&doc.files)?;
         let computed = snapshot_identity(&doc.files);
         if computed != doc.identity {
             return Err(SnapshotDocumentError::Identity {
@@ -212,6 +346,8 @@ impl Snapshot {
         Ok(Snapshot {
             identity: computed,
             files: doc.files,
+            format: SnapshotFormat::V0_1,
+            tree: None,
         })
     }
 
@@ -237,7 +373,68 @@ impl Snapshot {
         .expect("serialisable")
     }
 
-    /// The identity: hex SHA-256 of the JCS form without `identity`.
+    /// What `genesis snapshot` prints, as a JSON value: for v0.1 the document
+    /// ([`Snapshot::to_value`]); for v0.2 a listing `{"schema":"genesis/tree-v0.2","identity",
+    /// "files":[{"path","blob","bytes","executable"}…]}` (the nodes themselves are in the store).
+    pub fn to_value_with(&self, executable: &BTreeSet<WorkspacePath>) -> serde_json::Value {
+        if self.format == SnapshotFormat::V0_1 {
+            return self.to_value();
+        }
+        #[derive(serde::Serialize)]
+        struct Listed<'a> {
+            path: &'a WorkspacePath,
+            blob: Digest,
+            bytes: u64,
+            executable: bool,
+        }
+        let files: Vec<Listed<'_>> = self
+            .files
+            .iter()
+            .map(|f| Listed {
+                path: &f.path,
+                blob: f.blob,
+                bytes: f.bytes,
+                executable: executable.contains(&f.path),
+            })
+            .collect();
+        serde_json::json!({
+            "schema": crate::tree::TREE_SCHEMA,
+            "identity": self.identity,
+            "files": files,
+        })
+    }
+
+    /// [`Snapshot::to_value_with`] pretty-printed with a final newline (for v0.1, exactly
+    /// [`Snapshot::to_json_pretty`]).
+    pub fn to_json_pretty_with(&self, executable: &BTreeSet<WorkspacePath>) -> String {
+        if self.format == SnapshotFormat::V0_1 {
+            return self.to_json_pretty();
+        }
+        let mut s =
+            serde_json::to_string_pretty(&self.to_value_with(executable)).expect("serialisable");
+        s.push('\n');
+        s
+    }
+
+    /// The v0.1 document's canonical bytes without `identity` (what its identity hashes);
+    /// `None` for v0.2.
+    pub fn canonical_v0_1(&self) -> Option<Vec<u8>> {
+        #[derive(serde::Serialize)]
+        struct Unnamed<'a> {
+            schema: &'static str,
+            files: &'a [SnapshotFile],
+        }
+        (self.format == SnapshotFormat::V0_1).then(|| {
+            crate::hash::canonical_json(&Unnamed {
+                schema: SNAPSHOT_SCHEMA,
+                files: &self.files,
+            })
+            .expect("snapshot documents hold only strings and integers")
+        })
+    }
+
+    /// The identity: for v0.1 the hex SHA-256 of the JCS form without `identity`; for v0.2 the
+    /// root node's identity.
     pub fn identity(&self) -> Digest {
         self.identity
     }
@@ -290,7 +487,7 @@ impl Snapshot {
     }
 }
 
-fn check_files(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
+fn check_limits(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
     if files.len() > MAX_FILES {
         return Err(SnapshotDocumentError::TooManyFiles { count: files.len() });
     }
@@ -301,6 +498,12 @@ fn check_files(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
                 bytes: f.bytes,
             });
         }
+    }
+    Ok(())
+}
+
+fn check_order(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
+    for (index, f) in files.iter().enumerate() {
         if index > 0 && files[index - 1].path >= f.path {
             return Err(SnapshotDocumentError::Order {
                 index,

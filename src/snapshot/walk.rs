@@ -11,9 +11,11 @@ pub struct SnapshotOptions {
     /// The store directory, left out when it lies inside the tree. Default: `None` (only the
     /// top-level `.genesis` is left out).
     pub store_dir: Option<PathBuf>,
-    /// Most files allowed. Default: [`MAX_FILES`] (4096).
+    /// Most files allowed. Default: no limit (`usize::MAX`); the manifest's `limits.max_files`
+    /// sets one. A tree over [`MAX_FILES`] files gets the v0.2 format.
     pub max_files: usize,
-    /// Largest file allowed, in bytes. Default: [`MAX_FILE_BYTES`] (268435456).
+    /// Largest file allowed, in bytes. Default: [`MAX_FILE_BYTES`] (268435456); the manifest's
+    /// `limits.max_file_bytes` may raise it (a tree with a larger file gets the v0.2 format).
     pub max_file_bytes: u64,
     /// The stat cache file: files whose `lstat` fields match their cached entry are not read
     /// again (see [`crate::statcache`]). Default: `None` (every file is read).
@@ -30,7 +32,7 @@ impl Default for SnapshotOptions {
         SnapshotOptions {
             exclude: Vec::new(),
             store_dir: None,
-            max_files: MAX_FILES,
+            max_files: usize::MAX,
             max_file_bytes: MAX_FILE_BYTES,
             stat_cache: None,
             tracked: Arc::new(TrackedFiles::none()),
@@ -624,13 +626,8 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         .collect();
     let n = scanned.files.len();
     let fs_paths = scanned.files.into_iter().map(|f| f.fs_path).collect();
-    let snapshot = Snapshot::from_files(hashed).map_err(|e| match e {
-        SnapshotDocumentError::TooManyFiles { count } => SnapshotError::TooManyFiles {
-            count,
-            limit: MAX_FILES,
-        },
-        other => SnapshotError::Document(other),
-    })?;
+    let snapshot =
+        Snapshot::with_executable(hashed, &executable, None).map_err(SnapshotError::Document)?;
     Ok(SnapshotOutcome {
         snapshot,
         executable,

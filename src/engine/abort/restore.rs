@@ -29,7 +29,7 @@ impl Engine {
         let snapshot = match &saved.snapshot {
             Some(identity) => self.store().read_snapshot(identity)?.0,
             // Only files rescued by recovery: they are the tree to restore.
-            None => crate::snapshot::Snapshot::from_files(
+            None => crate::snapshot::Snapshot::with_executable(
                 saved
                     .files
                     .iter()
@@ -39,6 +39,13 @@ impl Engine {
                         bytes: f.bytes,
                     })
                     .collect(),
+                &saved
+                    .files
+                    .iter()
+                    .filter(|f| f.executable)
+                    .map(|f| f.path.clone())
+                    .collect(),
+                None,
             )
             .map_err(|source| EngineError::SavedFilesInvalid {
                 id: id.to_owned(),

@@ -1,0 +1,103 @@
+//! v0.2 trees in the store: nodes as objects (see the module docs of [`crate::store`]).
+
+use std::collections::BTreeSet;
+
+use super::{Store, StoreError};
+use crate::hash::Digest;
+use crate::path::WorkspacePath;
+use crate::snapshot::{Snapshot, SnapshotFile};
+use crate::tree::{Node, NodeError, NodeSource};
+
+/// The store as a [`NodeSource`]: every node read is checked against its name
+/// ([`Store::read_object`]) and parsed strictly ([`Node::parse`]); an invalid node is
+/// [`StoreError::BadTree`] naming it.
+impl NodeSource for Store {
+    type Error = StoreError;
+    fn node(&self, id: &Digest) -> Result<Node, StoreError> {
+        let bytes = self.read_object(id)?;
+        Ok(Node::parse(*id, &bytes)?)
+    }
+}
+
+impl From<NodeError> for StoreError {
+    fn from(source: NodeError) -> Self {
+        StoreError::BadTree {
+            identity: source.node(),
+            source: Box::new(source),
+        }
+    }
+}
+
+impl Store {
+    /// Whether the object `id` is present and is a v0.2 tree node (checked by the canonical
+    /// form's first and last bytes; [`crate::tree::Node::parse`] checks it fully on read).
+    /// Objects over 256 MiB on disk are not read (no node is that large).
+    pub(super) fn is_tree_node(&self, id: &Digest) -> bool {
+        let small = std::fs::metadata(self.object_path(id))
+            .is_ok_and(|m| m.is_file() && m.len() <= crate::snapshot::MAX_FILE_BYTES);
+        small
+            && self.read_object(id).is_ok_and(|b| {
+                b.starts_with(br#"{"directories":["#)
+                    && b.ends_with(
+                        format!(r#","schema":"{}"}}"#, crate::tree::TREE_SCHEMA).as_bytes(),
+                    )
+            })
+    }
+
+    /// Stores every node of a v0.2 snapshot with executable bits `executable` as objects
+    /// (present ones are not rewritten) and checks the root is the snapshot's identity.
+    pub(super) fn write_tree(
+        &self,
+        snapshot: &Snapshot,
+        executable: &BTreeSet<WorkspacePath>,
+    ) -> Result<(), StoreError> {
+        let id = snapshot.identity();
+        let built = snapshot
+            .tree_nodes(executable)
+            .expect("write_tree is called for v0.2 snapshots");
+        if built.root != id {
+            return Err(StoreError::BadTree {
+                identity: id,
+                source: Box::new(NodeError::NotCanonical { node: built.root }),
+            });
+        }
+        // Children before parents, so a stored node's sub-nodes are always present.
+        let mut dirs: Vec<(&String, &crate::tree::BuiltNode)> = built.dirs.iter().collect();
+        dirs.sort_by_key(|(d, _)| {
+            std::cmp::Reverse(d.matches('/').count() + !d.is_empty() as usize)
+        });
+        for (_, n) in dirs {
+            if !self.has_object(&n.identity) {
+                let written = self.write_object(&n.node.canonical_bytes())?;
+                debug_assert_eq!(written, n.identity);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn read_tree(
+        &self,
+        identity: &Digest,
+    ) -> Result<(Snapshot, BTreeSet<WorkspacePath>), StoreError> {
+        let (flat, nodes) = crate::tree::read_tree(self, identity)?;
+        let executable = flat
+            .iter()
+            .filter(|f| f.executable)
+            .map(|f| f.path.clone())
+            .collect();
+        let files = flat
+            .into_iter()
+            .map(|f| SnapshotFile {
+                path: f.path,
+                blob: f.blob,
+                bytes: f.bytes,
+            })
+            .collect();
+        let snapshot =
+            Snapshot::from_stored_tree(files, nodes).map_err(|e| StoreError::BadSnapshot {
+                path: self.object_path(identity),
+                source: e,
+            })?;
+        Ok((snapshot, executable))
+    }
+}

@@ -1,0 +1,256 @@
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, HashMap};
+
+use super::*;
+
+/// An in-memory node store that counts reads.
+#[derive(Default)]
+struct Mem {
+    nodes: RefCell<HashMap<Digest, Vec<u8>>>,
+    reads: Cell<usize>,
+}
+
+impl Mem {
+    fn put(&self, t: &BuiltTree) {
+        for n in t.dirs.values() {
+            let bytes = n.node.canonical_bytes();
+            assert_eq!(Digest::of(&bytes), n.identity);
+            self.nodes.borrow_mut().insert(n.identity, bytes);
+        }
+    }
+}
+
+impl NodeSource for Mem {
+    type Error = NodeError;
+    fn node(&self, id: &Digest) -> Result<Node, NodeError> {
+        self.reads.set(self.reads.get() + 1);
+        let bytes = self.nodes.borrow().get(id).cloned().expect("node stored");
+        Node::parse(*id, &bytes)
+    }
+}
+
+/// A flat-list entry (the engine's is `SnapshotFile`, a module above this one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct F {
+    path: WorkspacePath,
+    blob: Digest,
+    bytes: u64,
+}
+
+impl TreeFile for F {
+    fn tree_path(&self) -> &WorkspacePath {
+        &self.path
+    }
+    fn tree_blob(&self) -> Digest {
+        self.blob
+    }
+    fn tree_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+fn file(path: &str, content: &str) -> F {
+    F {
+        path: WorkspacePath::new(path).unwrap(),
+        blob: Digest::of(content.as_bytes()),
+        bytes: content.len() as u64,
+    }
+}
+
+fn sorted(mut v: Vec<F>) -> Vec<F> {
+    v.sort_by(|a, b| a.path.cmp(&b.path));
+    v
+}
+
+fn exec(paths: &[&str]) -> BTreeSet<WorkspacePath> {
+    paths
+        .iter()
+        .map(|p| WorkspacePath::new(*p).unwrap())
+        .collect()
+}
+
+#[test]
+fn empty_tree_is_root_with_two_empty_lists() {
+    let t = build::<F>(&[], &BTreeSet::new(), None);
+    assert_eq!(t.node_count(), 1);
+    let bytes = t.dirs[""].node.canonical_bytes();
+    assert_eq!(
+        bytes,
+        br#"{"directories":[],"files":[],"schema":"genesis/tree-v0.2"}"#
+    );
+    assert_eq!(t.root, Digest::of(&bytes));
+}
+
+#[test]
+fn order_trap_sorts_per_directory() {
+    let files = sorted(vec![file("a.b", "1"), file("a/b", "2"), file("a0", "3")]);
+    assert_eq!(
+        files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+        ["a.b", "a/b", "a0"]
+    );
+    let t = build(&files, &BTreeSet::new(), None);
+    let root = &t.dirs[""].node;
+    assert_eq!(root.directories.len(), 1);
+    assert_eq!(root.directories[0].name, "a");
+    assert_eq!(
+        root.files
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>(),
+        ["a.b", "a0"]
+    );
+    let text = String::from_utf8(root.canonical_bytes()).unwrap();
+    assert!(
+        text.starts_with(r#"{"directories":[{"name":"a","node":""#),
+        "{text}"
+    );
+}
+
+#[test]
+fn round_trip_through_nodes_gives_the_flat_list_and_exec_bits() {
+    let files = sorted(vec![
+        file("a.b", "1"),
+        file("a/b", "2"),
+        file("a/c/d", "3"),
+        file("a0", "4"),
+        file("z/caf\u{e9}", "5"),
+    ]);
+    let x = exec(&["a/c/d"]);
+    let t = build(&files, &x, None);
+    let mem = Mem::default();
+    mem.put(&t);
+    let back = read_flat(&mem, &t.root).unwrap();
+    let want: Vec<FlatFile> = files
+        .iter()
+        .map(|f| FlatFile {
+            path: f.path.clone(),
+            blob: f.blob,
+            bytes: f.bytes,
+            executable: x.contains(&f.path),
+        })
+        .collect();
+    assert_eq!(back, want);
+    // The executable bit is part of the identity.
+    assert_ne!(build(&files, &BTreeSet::new(), None).root, t.root);
+}
+
+#[test]
+fn unchanged_directories_are_reused_not_rehashed() {
+    let mut files: Vec<F> = (0..50)
+        .flat_map(|d| (0..20).map(move |f| file(&format!("d{d}/f{f}"), &format!("{d}-{f}"))))
+        .collect();
+    files = sorted(files);
+    let t1 = build(&files, &BTreeSet::new(), None);
+    assert_eq!(t1.node_count(), 51);
+    assert_eq!(t1.fresh_count(), 51);
+    let i = files
+        .iter()
+        .position(|f| f.path.as_str() == "d7/f3")
+        .unwrap();
+    files[i].blob = Digest::of(b"changed");
+    let t2 = build(&files, &BTreeSet::new(), Some(&t1));
+    // Only d7 and the root are serialised and hashed again.
+    assert_eq!(t2.fresh_count(), 2);
+    assert_eq!(t2, {
+        let mut full = build(&files, &BTreeSet::new(), None);
+        for (k, n) in full.dirs.iter_mut() {
+            n.fresh = t2.dirs[k].fresh;
+        }
+        full
+    });
+}
+
+#[test]
+fn diff_reads_only_differing_nodes() {
+    let mut files: Vec<F> = (0..30)
+        .flat_map(|d| (0..5).map(move |f| file(&format!("d{d}/s/f{f}"), &format!("{d}-{f}"))))
+        .collect();
+    files = sorted(files);
+    let ta = build(&files, &BTreeSet::new(), None);
+    let i = files
+        .iter()
+        .position(|f| f.path.as_str() == "d12/s/f2")
+        .unwrap();
+    files[i].blob = Digest::of(b"changed");
+    files.push(file("new/x", "n"));
+    files = sorted(files);
+    let tb = build(&files, &exec(&["d3/s/f0"]), None);
+    let mem = Mem::default();
+    mem.put(&ta);
+    mem.put(&tb);
+    let changes = diff(&mem, &ta.root, &tb.root).unwrap();
+    let got: Vec<(char, &str)> = changes
+        .iter()
+        .map(|c| (c.letter(), c.path.as_str()))
+        .collect();
+    assert_eq!(got, [('M', "d12/s/f2"), ('M', "d3/s/f0"), ('A', "new/x")]);
+    assert!(changes[1].new.as_ref().unwrap().executable);
+    // Roots (2) + d12, d12/s (2 each) + d3, d3/s (2 each) + new (1): 11 of 2 × 61 nodes.
+    assert_eq!(mem.reads.get(), 11);
+    mem.reads.set(0);
+    assert!(diff(&mem, &ta.root, &ta.root).unwrap().is_empty());
+    assert_eq!(mem.reads.get(), 0);
+}
+
+#[test]
+fn parse_rejects_non_canonical_unsorted_and_bad_names() {
+    let id = Digest::EMPTY;
+    let pretty = br#"{"directories": [], "files": [], "schema": "genesis/tree-v0.2"}"#;
+    assert_eq!(
+        Node::parse(id, pretty),
+        Err(NodeError::NotCanonical { node: id })
+    );
+    let b = Digest::of(b"x").to_hex();
+    let unsorted = format!(
+        r#"{{"directories":[],"files":[{{"blob":"{b}","bytes":1,"executable":false,"name":"b"}},{{"blob":"{b}","bytes":1,"executable":false,"name":"a"}}],"schema":"genesis/tree-v0.2"}}"#
+    );
+    assert!(matches!(
+        Node::parse(id, unsorted.as_bytes()),
+        Err(NodeError::Order {
+            list: "files",
+            index: 1,
+            ..
+        })
+    ));
+    let slash = format!(
+        r#"{{"directories":[],"files":[{{"blob":"{b}","bytes":1,"executable":false,"name":"a/b"}}],"schema":"genesis/tree-v0.2"}}"#
+    );
+    assert!(matches!(
+        Node::parse(id, slash.as_bytes()),
+        Err(NodeError::Name {
+            list: "files",
+            index: 0,
+            ..
+        })
+    ));
+    let schema = br#"{"directories":[],"files":[],"schema":"genesis/tree-v0.3"}"#;
+    assert!(matches!(
+        Node::parse(id, schema),
+        Err(NodeError::Schema { .. })
+    ));
+}
+
+#[test]
+fn nodes_read_back_are_reused_by_the_next_build() {
+    let mut files = sorted(vec![
+        file("a/b/c", "1"),
+        file("a/d", "2"),
+        file("e/f", "3"),
+        file("g", "4"),
+    ]);
+    let t = build(&files, &BTreeSet::new(), None);
+    let mem = Mem::default();
+    mem.put(&t);
+    let (_, read) = read_tree(&mem, &t.root).unwrap();
+    assert_eq!(read.node_count(), 4); // root, a, a/b, e
+    assert_eq!(
+        build(&files, &BTreeSet::new(), Some(&read)).fresh_count(),
+        0
+    );
+    files[0].blob = Digest::of(b"x");
+    // a/b, a and the root; e is reused.
+    assert_eq!(
+        build(&files, &BTreeSet::new(), Some(&read)).fresh_count(),
+        3
+    );
+}

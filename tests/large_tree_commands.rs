@@ -1,0 +1,147 @@
+//! `snapshot`, `diff`, `check` and `validate` on a tree past 4096 files (v0.2), and what the
+//! store holds for each format: a v0.2 tree is its nodes, each an object that hashes to its
+//! name (no `snapshots/` file); a v0.1 snapshot keeps its document and also stores the bytes
+//! its identity hashes as an object.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use common::*;
+use genesis::hash::Digest;
+
+/// 50 directories of 100 files, and `top.txt`: 5001 files.
+fn big_tree(root: &Path) {
+    for d in 0..50 {
+        let dir = root.join(format!("d{d}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..100 {
+            std::fs::write(dir.join(format!("f{f}.txt")), format!("{d} {f}\n")).unwrap();
+        }
+    }
+    std::fs::write(root.join("top.txt"), b"top\n").unwrap();
+}
+
+fn identity(dir: &Path) -> String {
+    let o = run_in(dir, &["snapshot", "--identity"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stdout(&o).trim_end().to_owned()
+}
+
+fn object(dir: &Path, id: &str) -> std::path::PathBuf {
+    dir.join(".genesis/objects").join(&id[..2]).join(&id[2..])
+}
+
+#[test]
+fn commands_work_past_4096_files_and_see_executable_bits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    big_tree(ws);
+    assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
+    let a = identity(ws);
+    std::fs::write(ws.join("d7/f3.txt"), b"changed\n").unwrap();
+    std::fs::set_permissions(ws.join("d9/f1.txt"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let b = identity(ws);
+    assert_ne!(a, b);
+
+    // The tree as a library user builds it gives the same identity.
+    let store = genesis::store::Store::open(&ws.join(".genesis")).unwrap();
+    let (snap, exec) = store.read_snapshot(&b.parse().unwrap()).unwrap();
+    assert_eq!(snap.format(), genesis::snapshot::SnapshotFormat::V0_2);
+    assert_eq!(snap.files().len(), 5002); // with genesis.json
+    assert_eq!(
+        exec.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+        ["d9/f1.txt"]
+    );
+    assert_eq!(
+        genesis::tree::build(snap.files(), &exec, None)
+            .root
+            .to_string(),
+        b
+    );
+    // Stored as nodes: the root object hashes to its name; no snapshots/ document.
+    let root = std::fs::read(object(ws, &b)).unwrap();
+    assert_eq!(Digest::of(&root).to_string(), b);
+    assert!(!ws.join(format!(".genesis/snapshots/{b}.json")).exists());
+
+    let o = run_in(ws, &["diff", "--name-status", &a, &b]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "M\td7/f3.txt\nM\td9/f1.txt\n");
+
+    // The executable bit is part of a v0.2 identity: check lists the mode-only change.
+    let o = run_in(ws, &["check", "--expect", &a]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        format!("mismatch: . hashes to {b}, expected {a}\nM\td7/f3.txt\nM\td9/f1.txt\n")
+    );
+    let o = run_in(ws, &["check", "--expect", &b]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), format!("ok: . matches {b}\n"));
+
+    // validate knows a stored node.
+    let node = object(ws, &b);
+    let o = run_in(ws, &["validate", node.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!("{}: valid genesis/tree-v0.2\n", node.display())
+    );
+
+    // A prefix resolves to the tree.
+    let o = run_in(ws, &["diff", "--name-status", &a[..12], &b[..12]]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "M\td7/f3.txt\nM\td9/f1.txt\n");
+}
+
+#[test]
+fn a_corrupt_node_is_store_corruption() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    big_tree(ws);
+    assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
+    let a = identity(ws);
+    // The node of d3: listed in the root node.
+    let root: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(object(ws, &a)).unwrap()).unwrap();
+    let d3 = root["directories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "d3")
+        .unwrap()["node"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = object(ws, &d3);
+    let mut perm = std::fs::metadata(&path).unwrap().permissions();
+    perm.set_mode(0o644);
+    std::fs::set_permissions(&path, perm).unwrap();
+    std::fs::write(
+        &path,
+        b"{\"directories\":[],\"files\":[],\"schema\":\"genesis/tree-v0.2\"}",
+    )
+    .unwrap();
+    let o = run_in(ws, &["diff", "--name-status", &a, "."]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&d3), "{}", stderr(&o));
+}
+
+#[test]
+fn a_v0_1_snapshot_is_also_stored_as_the_bytes_its_identity_hashes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    std::fs::write(ws.join("a.txt"), b"a\n").unwrap();
+    assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
+    let id = identity(ws);
+    assert!(ws.join(format!(".genesis/snapshots/{id}.json")).is_file());
+    let bytes = std::fs::read(object(ws, &id)).unwrap();
+    assert_eq!(Digest::of(&bytes).to_string(), id);
+    let text = String::from_utf8(bytes).unwrap();
+    assert!(
+        text.starts_with(r#"{"files":[{"blob":""#)
+            && text.ends_with(r#""schema":"genesis/workspace-snapshot-v0.1"}"#),
+        "{text}"
+    );
+}
