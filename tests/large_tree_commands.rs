@@ -29,6 +29,13 @@ fn identity(dir: &Path) -> String {
     stdout(&o).trim_end().to_owned()
 }
 
+/// The raw bytes of the stored object `id` (each object file is a zstd frame of them).
+fn object_bytes(dir: &Path, id: &str) -> Vec<u8> {
+    let file = std::fs::read(object(dir, id)).unwrap();
+    assert!(file.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]), "not a zstd frame");
+    zstd::decode_all(&file[..]).unwrap()
+}
+
 fn object(dir: &Path, id: &str) -> std::path::PathBuf {
     dir.join(".genesis/objects").join(&id[..2]).join(&id[2..])
 }
@@ -61,7 +68,7 @@ fn commands_work_past_4096_files_and_see_executable_bits() {
         b
     );
     // Stored as nodes: the root object hashes to its name; no snapshots/ document.
-    let root = std::fs::read(object(ws, &b)).unwrap();
+    let root = object_bytes(ws, &b);
     assert_eq!(Digest::of(&root).to_string(), b);
     assert!(!ws.join(format!(".genesis/snapshots/{b}.json")).exists());
 
@@ -104,7 +111,7 @@ fn a_corrupt_node_is_store_corruption() {
     let a = identity(ws);
     // The node of d3: listed in the root node.
     let root: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(object(ws, &a)).unwrap()).unwrap();
+        serde_json::from_slice(&object_bytes(ws, &a)).unwrap();
     let d3 = root["directories"]
         .as_array()
         .unwrap()
@@ -136,7 +143,7 @@ fn a_v0_1_snapshot_is_also_stored_as_the_bytes_its_identity_hashes() {
     assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
     let id = identity(ws);
     assert!(ws.join(format!(".genesis/snapshots/{id}.json")).is_file());
-    let bytes = std::fs::read(object(ws, &id)).unwrap();
+    let bytes = object_bytes(ws, &id);
     assert_eq!(Digest::of(&bytes).to_string(), id);
     let text = String::from_utf8(bytes).unwrap();
     assert!(

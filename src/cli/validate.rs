@@ -26,6 +26,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         // A file that cannot be read or parsed is reported, and the others are still checked.
         let parsed = std::fs::read(f)
             .map_err(|e| format!("{}: {e}", f.display()))
+            .and_then(|b| stored_object_content(f, b))
             .and_then(|b| {
                 genesis::json::value_from_slice(&b).map_err(|e| match e {
                     genesis::json::JsonError::Duplicate(d) => format!("{}: {d}", f.display()),
@@ -106,6 +107,30 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
 
 /// The snapshot document inside `genesis snapshot --json` output: an object with no `schema`
 /// whose `snapshot` member is an object naming the snapshot schema, beside an `identity`.
+/// The content of `bytes` read from `path`: a file of a store's `objects/ab/cdef…` (named by
+/// the SHA-256 of its raw bytes) is decoded as the store reads it (a zstd frame, or raw bytes
+/// of an older store) and checked against its name; any other file is taken as it is.
+fn stored_object_content(path: &std::path::Path, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let dir = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let Ok(expected) = format!("{dir}{name}").parse::<genesis::hash::Digest>() else {
+        return Ok(bytes);
+    };
+    if dir.len() != 2 {
+        return Ok(bytes);
+    }
+    genesis::store::codec::decode_bytes(bytes, &expected).map_err(|actual| {
+        format!(
+            "{}: a stored object that does not hash to its name (expected {expected}, found {actual})",
+            path.display()
+        )
+    })
+}
+
 fn snapshot_output(value: &serde_json::Value) -> Option<&serde_json::Value> {
     if value.get("schema").is_some() || value.get("identity").is_none() {
         return None;
