@@ -85,17 +85,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     };
     let outcome = check(&tree, &expected, expected_tree.as_ref());
     if ctx.json {
-        let diffs: Vec<_> = outcome
-            .differences
-            .iter()
-            .map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path}))
-            .collect();
-        super::print_json(&serde_json::json!({
-            "match": outcome.matches(),
-            "expected": outcome.expected,
-            "actual": outcome.actual,
-            "differences": diffs,
-        }));
+        super::print_json(&genesis::report::check_json(&outcome));
     } else if outcome.matches() {
         crate::outln!("ok: {} matches {}", dir.display(), outcome.actual);
     } else {

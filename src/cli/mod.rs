@@ -11,6 +11,7 @@ mod events;
 mod help;
 mod ids;
 mod init;
+mod mcp;
 mod open;
 mod patch;
 mod recover;
@@ -148,6 +149,8 @@ enum Command {
     /// Print the manual page genesis(1), or write every page into --dir.
     #[command(after_help = help::MAN)]
     Man(complete::ManArgs),
+    /// Serve the workspace over the Model Context Protocol (MCP) on standard input and output.
+    Mcp(mcp::Args),
 }
 
 impl Cli {
@@ -354,6 +357,7 @@ pub fn run() -> ExitCode {
         Command::Bpt(a) => bpt::run(&ctx, a),
         Command::Completions(a) => complete::completions(a),
         Command::Man(a) => complete::man(a),
+        Command::Mcp(a) => mcp::run(&ctx, a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -84,17 +84,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let collisions = snap.fold_collisions();
     report_collisions(&collisions);
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "identity": snap.identity(),
-            "snapshot": snap.to_value(),
-            "executable": outcome.executable,
-            "skipped": outcome.skipped,
-            "collisions": collisions,
-            "stored": store.is_some(),
-            "blobs_added": blobs_added,
-            "files_hashed": outcome.hashed,
-            "files_from_cache": outcome.from_cache,
-        }));
+        super::print_json(&genesis::report::snapshot_json(&outcome, blobs_added));
     } else if args.identity {
         crate::outln!("{}", snap.identity());
     } else {

@@ -28,26 +28,10 @@ fn marked(id: &str, short: &str, bold: bool) -> String {
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     let Some(id) = &args.session else {
-        let mut rows = Vec::new();
-        let ids = engine.sessions()?;
-        let shorts = super::ids::shortest_prefixes(&ids);
-        for (id, short) in ids.iter().zip(&shorts) {
-            match engine.status(id) {
-                Ok((s, _)) => rows.push(serde_json::json!({
-                    "session": id,
-                    "short_id": short,
-                    "status": s.status,
-                    "patches": s.patches.len(),
-                    "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
-                    "current_snapshot": s.current_snapshot,
-                })),
-                Err(e) => rows.push(
-                    serde_json::json!({"session": id, "short_id": short, "error": e.to_string()}),
-                ),
-            }
-        }
+        let list = genesis::report::status_list_json(&engine)?;
+        let rows = list["sessions"].as_array().cloned().unwrap_or_default();
         if ctx.json {
-            super::print_json(&serde_json::json!({ "sessions": rows }));
+            super::print_json(&list);
         } else {
             let bold = super::colour_stdout();
             for r in &rows {
@@ -77,11 +61,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let id = super::ids::session(&engine, id)?;
     let (s, state) = engine.status(&id)?;
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "session": s,
-            "logs": state.logs,
-            "saved": state.saved.as_ref().map(|w| &w.files),
-        }));
+        super::print_json(&genesis::report::status_json(&s, &state));
     } else {
         crate::outln!("session {}: {}", s.session, s.status);
         crate::outln!("manifest: {}", s.package_manifest);
