@@ -23,13 +23,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[allow(deprecated)]
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
     ServerCapabilities, ServerConfig, Tool,
 };
+#[allow(deprecated)]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
@@ -70,39 +70,57 @@ impl GenesisServer {
         vec![
             tool::<SnapshotArgs>(
                 "snapshot",
-                runs_nothing("Snapshot a directory inside the workspace (default: the workspace root); the result is `genesis snapshot --json`: the identity, the snapshot document and what was left out."),
+                runs_nothing(
+                    "Snapshot a directory inside the workspace (default: the workspace root); the result is `genesis snapshot --json`: the identity, the snapshot document and what was left out.",
+                ),
             ),
             tool::<DiffArgs>(
                 "diff",
-                runs_nothing("Compare two trees (directories inside the workspace, or stored snapshot identities), or give a session's change base..current; the result is `genesis diff --json`: each changed file with its status and line counts."),
+                runs_nothing(
+                    "Compare two trees (directories inside the workspace, or stored snapshot identities), or give a session's change base..current; the result is `genesis diff --json`: each changed file with its status and line counts.",
+                ),
             ),
             tool::<CheckArgs>(
                 "check",
-                runs_nothing("Check that a directory inside the workspace hashes to an expected snapshot identity; the result is `genesis check --json` (`match`, and the differing paths)."),
+                runs_nothing(
+                    "Check that a directory inside the workspace hashes to an expected snapshot identity; the result is `genesis check --json` (`match`, and the differing paths).",
+                ),
             ),
             tool::<OpenArgs>(
                 "open",
-                runs_nothing("Snapshot the workspace and open a session on it; the result is `genesis open --json` (the session document: its id is `session.session`)."),
+                runs_nothing(
+                    "Snapshot the workspace and open a session on it; the result is `genesis open --json` (the session document: its id is `session.session`).",
+                ),
             ),
             tool::<PatchArgs>(
                 "patch",
-                runs_nothing("Record a change in an open session: a git-style unified diff (text), or the state of a directory inside the workspace; the result is `genesis patch --json`. Paths in a diff must stay inside the workspace."),
+                runs_nothing(
+                    "Record a change in an open session: a git-style unified diff (text), or the state of a directory inside the workspace; the result is `genesis patch --json`. Paths in a diff must stay inside the workspace.",
+                ),
             ),
             tool::<VerifyArgs>(
                 "verify",
-                runs("Run the manifest's obligations on the session's current snapshot, in a scratch copy; output is streamed as logging (and progress) notifications, redacted; cancelling the request kills the obligation's process group and leaves the session as it was. The result is `genesis verify --json` (`record.obligations_ok`)."),
+                runs(
+                    "Run the manifest's obligations on the session's current snapshot, in a scratch copy; output is streamed as logging (and progress) notifications, redacted; cancelling the request kills the obligation's process group and leaves the session as it was. The result is `genesis verify --json` (`record.obligations_ok`).",
+                ),
             ),
             tool::<ApplyArgs>(
                 "apply",
-                runs_nothing("Write a verified session into the workspace, all at once (or list the changes with dry_run); a workspace that changed under the session is a conflict (kind conflict, exit_code 3). The result is `genesis apply --json`."),
+                runs_nothing(
+                    "Write a verified session into the workspace, all at once (or list the changes with dry_run); a workspace that changed under the session is a conflict (kind conflict, exit_code 3). The result is `genesis apply --json`.",
+                ),
             ),
             tool::<AbortArgs>(
                 "abort",
-                runs_nothing("Throw a session away (an in-place workspace goes back to the base; files no patch recorded are saved first); the result is `genesis abort --json`."),
+                runs_nothing(
+                    "Throw a session away (an in-place workspace goes back to the base; files no patch recorded are saved first); the result is `genesis abort --json`.",
+                ),
             ),
             tool::<StatusArgs>(
                 "status",
-                runs_nothing("Show one session (`genesis status SESSION --json`) or list every session (`genesis status --json`). Never waits for a running verify."),
+                runs_nothing(
+                    "Show one session (`genesis status SESSION --json`) or list every session (`genesis status --json`). Never waits for a running verify.",
+                ),
             ),
         ]
     }
@@ -209,8 +227,9 @@ fn tool<A: JsonSchema>(name: &'static str, description: String) -> Tool {
 /// The arguments of a call read into the tool's type; a mismatch is a protocol error
 /// (invalid params) naming the tool and the member.
 fn parse<A: DeserializeOwned>(name: &str, args: Value) -> Result<A, McpError> {
-    serde_json::from_value(args)
-        .map_err(|e| McpError::invalid_params(format!("{name}: invalid arguments: {e}"), None))
+    serde_json::from_value(args).map_err(|e| {
+        McpError::invalid_params(capped(format!("{name}: invalid arguments: {e}")), None)
+    })
 }
 
 fn flatten(joined: Result<tools::ToolResult, tokio::task::JoinError>) -> tools::ToolResult {
@@ -230,7 +249,8 @@ fn result(r: tools::ToolResult) -> CallToolResult {
             out.structured_content = Some(value);
             out
         }
-        Err(e) => {
+        Err(mut e) => {
+            e.message = capped(e.message);
             let mut out = CallToolResult::error(vec![ContentBlock::text(format!(
                 "error ({}, exit code {}): {}",
                 tools::kind_name(e.kind),
@@ -241,6 +261,24 @@ fn result(r: tools::ToolResult) -> CallToolResult {
             out
         }
     }
+}
+
+/// The longest error message sent, in bytes: a message that quotes a huge argument (a 20 MB
+/// session id) is cut there, so that an answer is never larger than the question deserves
+/// (and never past a client's line limit, 16 MiB in rmcp).
+pub const MAX_ERROR_MESSAGE_BYTES: usize = 4096;
+
+fn capped(mut message: String) -> String {
+    if message.len() > MAX_ERROR_MESSAGE_BYTES {
+        let mut cut = MAX_ERROR_MESSAGE_BYTES;
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let dropped = message.len() - cut;
+        message.truncate(cut);
+        message.push_str(&format!("… ({dropped} more bytes)"));
+    }
+    message
 }
 
 impl ServerHandler for GenesisServer {
@@ -285,7 +323,7 @@ impl ServerHandler for GenesisServer {
             "abort" => self.run(args, name, tools::abort).await,
             "status" => self.run(args, name, tools::status).await,
             other => Err(McpError::invalid_params(
-                format!("unknown tool {other:?}; tools/list names them"),
+                capped(format!("unknown tool {other:?}; tools/list names them")),
                 None,
             )),
         };
