@@ -567,9 +567,8 @@ async fn a_hundred_hostile_calls_leave_the_server_answering_and_the_outside_unto
         edit_diff("../sibling/secret.txt", "../sibling/secret.txt"),
         edit_diff(&format!("{sib}/secret.txt"), &format!("{sib}/secret.txt")),
         edit_diff("link_out/secret.txt", "link_out/secret.txt"),
-        format!(
-            "diff --git a/greet.txt b/../sibling/greet.txt\nsimilarity index 100%\nrename from greet.txt\nrename to ../sibling/greet.txt\n"
-        ),
+        "diff --git a/greet.txt b/../sibling/greet.txt\nsimilarity index 100%\nrename from greet.txt\nrename to ../sibling/greet.txt\n"
+            .to_owned(),
         format!(
             "diff --git a/x b/x\nnew file mode 120000\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+{sib}\n\\ No newline at end of file\n"
         ),
