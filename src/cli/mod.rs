@@ -149,7 +149,8 @@ enum Command {
     /// Print the manual page genesis(1), or write every page into --dir.
     #[command(after_help = help::MAN)]
     Man(complete::ManArgs),
-    /// Serve the workspace over the Model Context Protocol (MCP) on standard input and output.
+    /// Serve the workspace to agents over MCP (Model Context Protocol) on standard input/output.
+    #[command(after_help = help::MCP)]
     Mcp(mcp::Args),
 }
 
