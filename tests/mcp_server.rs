@@ -296,19 +296,7 @@ async fn a_cancelled_verify_kills_the_obligation_and_leaves_the_session_as_it_wa
         )
         .await
         .unwrap();
-    let start = Instant::now();
-    let ids: Vec<u32> = loop {
-        if let Ok(s) = std::fs::read_to_string(&pidfile)
-            && s.ends_with('\n')
-        {
-            break s.split_whitespace().map(|p| p.parse().unwrap()).collect();
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the obligation never started"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let ids = wait_for_pids(&pidfile).await;
     assert_eq!(ids.len(), 2);
     assert!(ids.iter().all(|&p| !gone(p)), "running");
     // A long verify does not block status.
@@ -347,7 +335,50 @@ async fn a_cancelled_verify_kills_the_obligation_and_leaves_the_session_as_it_wa
     eprintln!(
         "status during verify: {status_took:?}; processes gone {killed_in:?} after the cancel"
     );
+
+    // A client that goes away during verify takes the obligation with it.
+    std::fs::remove_file(&pidfile).unwrap();
+    let params = CallToolRequestParams::new("verify").with_arguments(obj(json!({"session": "k1"})));
+    let _pending = conn
+        .peer()
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let ids = wait_for_pids(&pidfile).await;
     conn.cancel().await.unwrap();
+    let t = Instant::now();
+    while !ids.iter().all(|&p| gone(p)) {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "obligation processes survive the client: {ids:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        std::fs::read(&state).unwrap(),
+        before.0,
+        "state file changed"
+    );
+}
+
+/// The pids the slow obligation wrote (its shell and its `sleep`), once it has.
+async fn wait_for_pids(pidfile: &Path) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        if let Ok(s) = std::fs::read_to_string(pidfile)
+            && s.ends_with('\n')
+        {
+            return s.split_whitespace().map(|p| p.parse().unwrap()).collect();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the obligation never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// Every file under `dir` with its bytes (symbolic links as their target).

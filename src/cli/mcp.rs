@@ -13,6 +13,9 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<u8, CliError> {
     let ws = ctx.workspace();
     let scope = genesis::mcp::Scope::new(ws.root(), ctx.store_arg.clone(), ctx.wait())
         .map_err(|e| CliError::usage(format!("{}: {e}", ws.root().display())))?;
+    // SIGINT, SIGTERM and SIGHUP (an MCP client's shutdown sends SIGTERM) stop the running
+    // obligations' process groups and end the server, rather than leave them running.
+    genesis::obligation::install_interrupt_handler();
     genesis::mcp::serve_stdio(scope).map_err(|e| CliError::io(format!("mcp: {e}")))?;
     Ok(0)
 }

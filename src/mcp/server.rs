@@ -53,6 +53,9 @@ const RUNS_ONLY_OBLIGATIONS: &str = "It runs no command but the obligations of t
 #[derive(Debug, Clone)]
 pub struct GenesisServer {
     scope: Arc<Scope>,
+    /// The cancellation flags of the `verify` calls running now: all set when the client goes
+    /// away, so that no obligation outlives the connection.
+    running: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>>,
 }
 
 impl GenesisServer {
@@ -60,6 +63,7 @@ impl GenesisServer {
     pub fn new(scope: Scope) -> Self {
         GenesisServer {
             scope: Arc::new(scope),
+            running: Arc::default(),
         }
     }
 
@@ -125,7 +129,8 @@ impl GenesisServer {
         ]
     }
 
-    /// Serves MCP over standard input and output until the client closes them.
+    /// Serves MCP over standard input and output until the client closes them or the process
+    /// is interrupted; every obligation still running then is stopped.
     ///
     /// # Errors
     /// The transport fails to start (the initialisation handshake) or ends with an error.
@@ -135,8 +140,26 @@ impl GenesisServer {
             tokio::io::stdout(),
         )
         .with_max_line_length(MAX_MESSAGE_BYTES);
-        let running = self.serve(transport).await?;
-        running.waiting().await?;
+        let flags = self.running.clone();
+        let service = self.serve(transport).await?;
+        // An interrupt of the process (SIGINT, SIGTERM, SIGHUP, once the binary installed
+        // `obligation::install_interrupt_handler`, as `genesis mcp` does) kills the running
+        // obligations and ends the service; a client that closes standard input ends it too.
+        let token = service.cancellation_token();
+        let watcher = tokio::spawn(async move {
+            while !crate::obligation::interrupted() {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            token.cancel();
+        });
+        let ended = service.waiting().await;
+        watcher.abort();
+        // The client has gone: stop every obligation still running (its verify records
+        // nothing), so that the runtime's blocking threads end and no process is left behind.
+        for f in flags.lock().map(|v| v.clone()).unwrap_or_default() {
+            f.store(true, Ordering::SeqCst);
+        }
+        ended?;
         Ok(())
     }
 
@@ -159,6 +182,9 @@ impl GenesisServer {
         let a: VerifyArgs = parse("verify", args)?;
         let scope = self.scope.clone();
         let cancel = Arc::new(AtomicBool::new(false));
+        if let Ok(mut v) = self.running.lock() {
+            v.push(cancel.clone());
+        }
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Notice>();
         let flag = cancel.clone();
         let mut job = tokio::task::spawn_blocking(move || {
@@ -204,6 +230,9 @@ impl GenesisServer {
         };
         while let Ok(n) = rx.try_recv() {
             send(n).await;
+        }
+        if let Ok(mut v) = self.running.lock() {
+            v.retain(|f| !Arc::ptr_eq(f, &cancel));
         }
         Ok(result(flatten(joined)))
     }
