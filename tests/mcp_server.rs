@@ -697,3 +697,51 @@ async fn a_hundred_hostile_calls_leave_the_server_answering_and_the_outside_unto
     conn2.cancel().await.unwrap();
     conn.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn concurrent_calls_are_serialised_by_the_store_lock() {
+    let (_outer, root) = setup(greet_obligation());
+    let (conn, _) = connect(&root).await;
+    ok(&conn, "open", json!({"session": "p1"})).await;
+    // Eight patches at once, each adding its own file, and status calls among them.
+    let mut calls = Vec::new();
+    for i in 0..8 {
+        let peer = conn.peer().clone();
+        let diff = new_file_diff(&format!("new{i}.txt"));
+        calls.push(tokio::spawn(async move {
+            let args = obj(json!({"session": "p1", "diff": diff}));
+            peer.call_tool(CallToolRequestParams::new("patch").with_arguments(args))
+                .await
+                .unwrap()
+        }));
+        let peer = conn.peer().clone();
+        calls.push(tokio::spawn(async move {
+            let args = obj(json!({"session": "p1"}));
+            peer.call_tool(CallToolRequestParams::new("status").with_arguments(args))
+                .await
+                .unwrap()
+        }));
+    }
+    for c in calls {
+        let r = c.await.unwrap();
+        assert_eq!(r.is_error, Some(false), "{r:?}");
+    }
+    // Each patch landed on the one before: eight entries chained, eight files added.
+    let st = ok(&conn, "status", json!({"session": "p1"})).await;
+    let patches = st["session"]["patches"].as_array().unwrap();
+    assert_eq!(patches.len(), 8);
+    for w in patches.windows(2) {
+        assert_eq!(w[0]["after_snapshot"], w[1]["before_snapshot"]);
+    }
+    let d = ok(&conn, "diff", json!({"a": "p1"})).await;
+    let mut paths: Vec<&str> = d["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    paths.sort();
+    let want: Vec<String> = (0..8).map(|i| format!("new{i}.txt")).collect();
+    assert_eq!(paths, want);
+    conn.cancel().await.unwrap();
+}
