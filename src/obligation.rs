@@ -196,8 +196,23 @@ pub fn run_command(
     env: &[(String, String)],
     on_output: &mut dyn FnMut(Stream, &[u8]),
 ) -> CommandResult {
+    run_command_until(obligation, dir, env, None, on_output)
+}
+
+/// [`run_command`], also stopped when `cancel` is set (checked before the command starts and
+/// every few milliseconds while it runs): its whole process group is killed (`SIGKILL`) and
+/// the result has `interrupted` set, as for an interrupt of Genesis. For callers that stop
+/// one operation without stopping the process (an MCP client's cancellation, `genesis mcp`).
+pub fn run_command_until(
+    obligation: &Obligation,
+    dir: &Path,
+    env: &[(String, String)],
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+    on_output: &mut dyn FnMut(Stream, &[u8]),
+) -> CommandResult {
     use std::os::unix::process::CommandExt;
     let start = Instant::now();
+    let cancelled = || cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
     let failed = |msg: String, start: Instant| CommandResult {
         obligation: obligation.clone(),
         exit_code: Some(127),
@@ -207,6 +222,13 @@ pub fn run_command(
         stderr: msg.into_bytes(),
         seconds: start.elapsed().as_secs_f64(),
     };
+    if cancelled() {
+        return CommandResult {
+            exit_code: None,
+            interrupted: true,
+            ..failed("genesis: cancelled before it started\n".into(), start)
+        };
+    }
     let (Ok(mut out_file), Ok(mut err_file)) = (tempfile::tempfile(), tempfile::tempfile()) else {
         return failed(
             "genesis: cannot create temporary files for output\n".into(),
@@ -258,7 +280,7 @@ pub fn run_command(
             Ok(None) => {}
             Err(_) => break None,
         }
-        if interrupted() {
+        if interrupted() || cancelled() {
             was_interrupted = true;
             unsafe { libc::kill(-pgid, libc::SIGKILL) };
             break child.wait().ok();

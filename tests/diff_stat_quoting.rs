@@ -100,5 +100,11 @@ fn json_stat_keeps_names_unquoted() {
         .collect();
     assert!(paths.contains(&"caf\u{e9}.txt"), "{out}");
     assert!(paths.iter().all(|p| !p.contains('\\')), "{paths:?}");
-    assert!(v["diff"].as_str().unwrap().contains("\"a/caf\\303\\251.txt\""), "{out}");
+    assert!(
+        v["diff"]
+            .as_str()
+            .unwrap()
+            .contains("\"a/caf\\303\\251.txt\""),
+        "{out}"
+    );
 }

@@ -7,7 +7,7 @@ mod common;
 
 use common::{code, ok, run_in, stderr, stdout};
 
-const ALL: [&str; 19] = [
+const ALL: [&str; 20] = [
     "init",
     "snapshot",
     "diff",
@@ -27,6 +27,7 @@ const ALL: [&str; 19] = [
     "bpt",
     "completions",
     "man",
+    "mcp",
 ];
 
 const EMITTING: [&str; 6] = ["open", "patch", "verify", "apply", "abort", "bpt"];

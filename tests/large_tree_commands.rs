@@ -32,7 +32,10 @@ fn identity(dir: &Path) -> String {
 /// The raw bytes of the stored object `id` (each object file is a zstd frame of them).
 fn object_bytes(dir: &Path, id: &str) -> Vec<u8> {
     let file = std::fs::read(object(dir, id)).unwrap();
-    assert!(file.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]), "not a zstd frame");
+    assert!(
+        file.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]),
+        "not a zstd frame"
+    );
     zstd::decode_all(&file[..]).unwrap()
 }
 
@@ -110,8 +113,7 @@ fn a_corrupt_node_is_store_corruption() {
     assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
     let a = identity(ws);
     // The node of d3: listed in the root node.
-    let root: serde_json::Value =
-        serde_json::from_slice(&object_bytes(ws, &a)).unwrap();
+    let root: serde_json::Value = serde_json::from_slice(&object_bytes(ws, &a)).unwrap();
     let d3 = root["directories"]
         .as_array()
         .unwrap()

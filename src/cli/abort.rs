@@ -38,16 +38,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
 fn print(ctx: &Context, o: &AbortOutcome) {
     let id = &o.session.session;
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "session": o.session,
-            "dry_run": !o.written,
-            "steps": o.steps,
-            "saved": o.saved,
-            "checkout": o.checkout,
-            "checkout_kept": o.checkout_kept,
-            "kept": o.kept,
-            "restore_command": (!o.saved.is_empty()).then(|| format!("genesis restore {id}")),
-        }));
+        super::print_json(&genesis::report::abort_json(o));
         return;
     }
     if !o.written {

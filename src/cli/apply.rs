@@ -50,11 +50,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             .map_err(|e| with_rebase_hint(&engine, &session, e))
     })?;
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "session": out.session,
-            "written": out.written,
-            "changes": out.changes.iter().map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path})).collect::<Vec<_>>(),
-        }));
+        super::print_json(&genesis::report::apply_json(&out));
     } else {
         for c in &out.changes {
             crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));

@@ -176,21 +176,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     };
     let outcome = check(&tree, &expected, expected_tree.as_ref());
     if ctx.json {
-        let diffs: Vec<_> = outcome
-            .differences
-            .iter()
-            .map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path}))
-            .collect();
-        // Without the expected tree the differing paths are unknown, not none: `null`, and
-        // `differences_unknown` says why.
-        let unknown = (!outcome.matches()).then_some(no_tree_reason).flatten();
-        super::print_json(&serde_json::json!({
-            "match": outcome.matches(),
-            "expected": outcome.expected,
-            "actual": outcome.actual,
-            "differences": if unknown.is_some() { serde_json::Value::Null } else { diffs.into() },
-            "differences_unknown": unknown,
-        }));
+        super::print_json(&genesis::report::check_json(
+            &outcome,
+            no_tree_reason.as_deref(),
+        ));
     } else if outcome.matches() {
         crate::outln!("ok: {} matches {}", dir.display(), outcome.actual);
     } else {

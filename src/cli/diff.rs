@@ -72,44 +72,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if ctx.json {
-        let st = stats(&a, &b, &list)?;
-        let files: Vec<serde_json::Value> = list
-            .iter()
-            .zip(&st)
-            .map(|(c, s)| {
-                serde_json::json!({
-                    "path": c.path,
-                    "status": c.status.letter().to_string(),
-                    "old_blob": c.old.as_ref().map(|x| x.file.blob),
-                    "new_blob": c.new.as_ref().map(|x| x.file.blob),
-                    "old_executable": c.old.as_ref().map(|x| x.executable),
-                    "new_executable": c.new.as_ref().map(|x| x.executable),
-                    "binary": s.binary,
-                    "added": s.added,
-                    "removed": s.removed,
-                })
-            })
-            .collect();
+        let doc = genesis::report::diff_json(&a, &b)?;
         drop(out);
-        // The diff itself, as `genesis diff` prints it (uncoloured): `null` when it is not
-        // UTF-8 (a text file in another encoding), which a JSON string cannot carry.
-        let mut text = Vec::new();
-        write_git_diff(&a, &b, &list, &DiffOptions::default(), &mut text)?;
-        let text = String::from_utf8(text).ok();
-        // The totals of `--stat`'s last line.
-        let insertions: u64 = st.iter().map(|s| s.added).sum();
-        let deletions: u64 = st.iter().map(|s| s.removed).sum();
-        super::print_json(&serde_json::json!({
-            "from": a.snapshot.identity(),
-            "to": b.snapshot.identity(),
-            "files": files,
-            "stat": {
-                "files_changed": list.len(),
-                "insertions": insertions,
-                "deletions": deletions,
-            },
-            "diff": text,
-        }));
+        super::print_json(&doc);
         return Ok(0);
     }
     if args.name_status {

@@ -195,3 +195,14 @@ Examples:
   genesis man --dir ~/.local/share/man/man1
 
 Exit status: 0 printed or written; 4 a page cannot be written.";
+
+/// After `genesis mcp --help`.
+pub const MCP: &str = "\
+The tools: snapshot, diff, check, open, patch, verify, apply, abort, status. Every path must lie
+inside the workspace; no tool runs a command other than the manifest's obligations (verify).
+
+Examples:
+  genesis mcp                          # the workspace found above the current directory
+  genesis mcp --workspace ~/project    # in an MCP client's \"mcpServers\" entry
+
+Exit status: 0 the client closed standard input; 2 the workspace does not exist; 4 I/O error.";

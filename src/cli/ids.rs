@@ -11,7 +11,7 @@ use super::CliError;
 
 /// The fewest characters a prefix may have (a full id may be shorter: session ids are 1 to 64
 /// characters).
-pub const MIN_PREFIX: usize = 4;
+pub const MIN_PREFIX: usize = genesis::report::MIN_PREFIX;
 
 /// The session `given` names: the session whose id it is, else the one session whose id starts
 /// with it.
@@ -70,35 +70,9 @@ pub fn snapshot(store: &Store, prefix: &str) -> Result<Digest, CliError> {
     Ok(store.resolve_snapshot(prefix)?)
 }
 
-/// For each of `ids`, its shortest unique prefix among them: at least [`MIN_PREFIX`]
-/// characters (the whole id when it is shorter), one character longer than the longest
-/// prefix it shares with any other id. Same order as `ids`.
-pub fn shortest_prefixes(ids: &[String]) -> Vec<String> {
-    fn common(a: &str, b: &str) -> usize {
-        a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
-    }
-    // The longest prefix an id shares with any other is shared with a neighbour in sorted
-    // order.
-    let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by(|&a, &b| ids[a].cmp(&ids[b]));
-    let mut shared = vec![0usize; ids.len()];
-    for w in order.windows(2) {
-        let c = common(&ids[w[0]], &ids[w[1]]);
-        shared[w[0]] = shared[w[0]].max(c);
-        shared[w[1]] = shared[w[1]].max(c);
-    }
-    ids.iter()
-        .zip(shared)
-        .map(|(id, shared)| {
-            let n = (shared + 1).max(MIN_PREFIX).min(id.chars().count());
-            id.chars().take(n).collect()
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use genesis::report::shortest_prefixes;
 
     fn v(ids: &[&str]) -> Vec<String> {
         ids.iter().map(|s| (*s).to_owned()).collect()

@@ -12,6 +12,7 @@ mod help;
 mod ids;
 mod init;
 mod log;
+mod mcp;
 mod notes;
 mod open;
 mod pager;
@@ -177,6 +178,9 @@ enum Command {
     /// Print the manual page genesis(1), or write every page into --dir.
     #[command(after_help = help::MAN)]
     Man(complete::ManArgs),
+    /// Serve the workspace to agents over MCP (Model Context Protocol) on standard input/output.
+    #[command(after_help = help::MCP)]
+    Mcp(mcp::Args),
 }
 
 impl Cli {
@@ -413,6 +417,7 @@ pub fn run() -> ExitCode {
         Command::Bpt(a) => bpt::run(&ctx, a),
         Command::Completions(a) => complete::completions(a),
         Command::Man(a) => complete::man(a),
+        Command::Mcp(a) => mcp::run(&ctx, a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

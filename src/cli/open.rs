@@ -79,12 +79,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         super::snapshot::report_collisions(&out.collisions);
     }
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "session": out.session,
-            "checkout": out.checkout,
-            "skipped": out.skipped,
-            "collisions": out.collisions,
-        }));
+        super::print_json(&genesis::report::open_json(&out));
     } else {
         crate::outln!("{}", out.session.session);
         if ctx.chatty() {

@@ -106,13 +106,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         .as_ref()
         .is_none_or(|v| v.record.obligations_ok);
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "session": out.session,
-            "entry": out.entry,
-            "changes": out.changes.iter().map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path})).collect::<Vec<_>>(),
-            "static": out.static_results,
-            "acceptance": out.verification.as_ref().map(|v| &v.record),
-        }));
+        super::print_json(&genesis::report::patch_json(&out));
     } else {
         match &out.entry {
             None => crate::outln!("no changes; nothing recorded"),

@@ -86,17 +86,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         // The identity alone, still a JSON document (`check --expect` takes it).
         super::print_json(&serde_json::json!({ "identity": snap.identity() }));
     } else if ctx.json {
-        super::print_json(&serde_json::json!({
-            "identity": snap.identity(),
-            "snapshot": snap.to_value_with(&outcome.executable),
-            "executable": outcome.executable,
-            "skipped": outcome.skipped,
-            "collisions": collisions,
-            "stored": store.is_some(),
-            "blobs_added": blobs_added,
-            "files_hashed": outcome.hashed,
-            "files_from_cache": outcome.from_cache,
-        }));
+        super::print_json(&genesis::report::snapshot_json(&outcome, blobs_added));
     } else if args.identity {
         crate::outln!("{}", snap.identity());
     } else {

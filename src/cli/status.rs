@@ -42,36 +42,10 @@ fn verdict(row: &serde_json::Value) -> String {
 
 /// Lists every session (`--json`: `{"sessions": [...]}`).
 fn list(ctx: &Context, engine: &genesis::engine::Engine) -> Result<u8, CliError> {
-    let mut rows = Vec::new();
-    let ids = engine.sessions()?;
-    let shorts = super::ids::shortest_prefixes(&ids);
-    for (id, short) in ids.iter().zip(&shorts) {
-        match engine.status(id) {
-            Ok((s, _)) => rows.push(serde_json::json!({
-                "session": id,
-                "short_id": short,
-                "status": s.status,
-                "patches": s.patches.len(),
-                "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
-                "failed": engine.failed_obligations(id).ok().flatten().unwrap_or_default(),
-                "current_snapshot": s.current_snapshot,
-                "error": null,
-            })),
-            // The same keys for a session that cannot be read: `null` but for `error`.
-            Err(e) => rows.push(serde_json::json!({
-                "session": id,
-                "short_id": short,
-                "status": null,
-                "patches": null,
-                "verified": null,
-                "failed": null,
-                "current_snapshot": null,
-                "error": e.to_string(),
-            })),
-        }
-    }
+    let list = genesis::report::status_list_json(engine)?;
+    let rows = list["sessions"].as_array().cloned().unwrap_or_default();
     if ctx.json {
-        super::print_json(&serde_json::json!({ "sessions": rows }));
+        super::print_json(&list);
     } else if rows.is_empty() {
         crate::outln!("no sessions; `genesis open` starts one");
     } else {
@@ -106,11 +80,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let id = super::ids::session(&engine, id)?;
     let (s, state) = engine.status(&id)?;
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "session": s,
-            "logs": state.logs,
-            "saved": state.saved.as_ref().map(|w| &w.files),
-        }));
+        super::print_json(&genesis::report::status_json(&s, &state));
     } else {
         crate::outln!("session {}: {}", s.session, s.status);
         crate::outln!("manifest: {}", s.package_manifest);

@@ -151,12 +151,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         Ok(engine.verify(&session, &opts, &mut Both(events, &mut progress))?)
     })?;
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "session": out.session,
-            "acceptance": out.acceptance,
-            "record": out.record,
-            "obligations_run": out.record.obligations.len(),
-        }));
+        super::print_json(&genesis::report::verify_json(&out));
     } else {
         print_summary(&out);
     }

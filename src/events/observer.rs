@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::{EventKind, Redactor, Stream};
 use crate::manifest::Obligation;
-use crate::obligation::{CommandResult, run_command};
+use crate::obligation::{CommandResult, run_command_until};
 
 /// Receives what the session operations do. Every method has a no-op default.
 ///
@@ -33,6 +33,13 @@ pub trait Observer {
     fn obligation_output(&mut self, _id: &str, _stream: Stream, _text: &str) {}
     /// Obligation `index` of `total` ended.
     fn obligation_finished(&mut self, _result: &CommandResult, _index: usize, _total: usize) {}
+    /// A flag that, once set, stops the running obligation: its process group is killed and
+    /// the operation ends as interrupted, recording nothing
+    /// ([`crate::obligation::run_command_until`]). Read once per obligation, before it starts.
+    /// Default: none (only an interrupt of the process stops it).
+    fn cancel_flag(&self) -> Option<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+        None
+    }
 }
 
 /// An [`Observer`] that ignores everything (and asks for no events).
@@ -66,6 +73,9 @@ impl Observer for Both<'_> {
     fn obligation_finished(&mut self, result: &CommandResult, index: usize, total: usize) {
         self.0.obligation_finished(result, index, total);
         self.1.obligation_finished(result, index, total);
+    }
+    fn cancel_flag(&self) -> Option<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+        self.0.cancel_flag().or_else(|| self.1.cancel_flag())
     }
 }
 
@@ -115,7 +125,7 @@ impl Decoder<'_> {
 }
 
 /// Runs command obligation `ob` (number `index` of `total`) in `dir` with `env` (see
-/// [`run_command`]), reporting it to `observer`: [`EventKind::ObligationStarted`], its output
+/// [`run_command_until`]), reporting it to `observer`: [`EventKind::ObligationStarted`], its output
 /// as [`EventKind::ObligationOutput`] pieces, [`EventKind::ObligationFinished`], each also
 /// through the matching obligation callback.
 ///
@@ -154,7 +164,8 @@ pub fn run_obligation(
             observer.obligation_output(&ob.id, stream, &text);
         }
     };
-    let mut r = run_command(ob, dir, env, &mut |stream, data| {
+    let cancel = observer.cancel_flag();
+    let mut r = run_command_until(ob, dir, env, cancel.as_deref(), &mut |stream, data| {
         let text = decoder.push(stream, data);
         output(observer, stream, text);
     });

@@ -1,0 +1,21 @@
+//! `genesis mcp`: serve the workspace over the Model Context Protocol on standard input and
+//! output (the server is the library's, [`genesis::mcp`]).
+
+use super::{CliError, Context};
+
+/// Arguments of `genesis mcp` (the workspace is the global `--workspace`, else the one found
+/// above the current directory, else the current directory).
+#[derive(clap::Args, Debug)]
+pub struct Args {}
+
+/// Serves until the client closes standard input; exit 0 then.
+pub fn run(ctx: &Context, _args: &Args) -> Result<u8, CliError> {
+    let ws = ctx.workspace();
+    let scope = genesis::mcp::Scope::new(ws.root(), ctx.store_arg.clone(), ctx.wait())
+        .map_err(|e| CliError::usage(format!("{}: {e}", ws.root().display())))?;
+    // SIGINT, SIGTERM and SIGHUP (an MCP client's shutdown sends SIGTERM) stop the running
+    // obligations' process groups and end the server, rather than leave them running.
+    genesis::obligation::install_interrupt_handler();
+    genesis::mcp::serve_stdio(scope).map_err(|e| CliError::io(format!("mcp: {e}")))?;
+    Ok(0)
+}

@@ -1,0 +1,89 @@
+//! How a running `verify` reaches the MCP client: an [`Observer`] on the blocking thread that
+//! turns the obligation callbacks into [`Notice`]s on a channel (the server's request task
+//! sends them as `notifications/message` and, when the client gave a progress token,
+//! `notifications/progress`), and that carries the call's cancellation flag into the engine
+//! ([`Observer::cancel_flag`]).
+//!
+//! The output pieces are the ones [`crate::events::run_obligation`] hands every observer:
+//! decoded and redacted there, as the event streams are, so nothing here sees a secret.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::engine::Observer;
+use crate::events::Stream;
+use crate::obligation::CommandResult;
+
+/// One thing to tell the client while a tool runs.
+#[derive(Debug, Clone)]
+pub struct Notice {
+    /// The log message's data: `{"obligation", "event": "started"|"output"|"finished", …}`.
+    pub data: Value,
+    /// A short description for a progress notification: what happened, or the output text.
+    pub message: String,
+}
+
+/// The observer of one `verify` call.
+pub struct Forwarder {
+    tx: UnboundedSender<Notice>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Forwarder {
+    /// Notices go to `tx`; the engine stops the running obligation when `cancel` is set.
+    pub fn new(tx: UnboundedSender<Notice>, cancel: Arc<AtomicBool>) -> Self {
+        Forwarder { tx, cancel }
+    }
+
+    fn send(&self, notice: Notice) {
+        // The request task has gone only when the call is over: nothing to tell then.
+        let _ = self.tx.send(notice);
+    }
+}
+
+impl Observer for Forwarder {
+    fn wants_events(&self) -> bool {
+        false
+    }
+
+    fn obligation_started(&mut self, id: &str, run: &[String], index: usize, total: usize) {
+        self.send(Notice {
+            data: json!({"obligation": id, "event": "started", "run": run, "index": index, "total": total}),
+            message: format!("obligation {id}: running ({} of {total})", index + 1),
+        });
+    }
+
+    fn obligation_output(&mut self, id: &str, stream: Stream, text: &str) {
+        self.send(Notice {
+            data: json!({"obligation": id, "event": "output", "stream": stream.as_str(), "text": text}),
+            message: text.to_owned(),
+        });
+    }
+
+    fn obligation_finished(&mut self, r: &CommandResult, index: usize, total: usize) {
+        let id = &r.obligation.id;
+        self.send(Notice {
+            data: json!({
+                "obligation": id,
+                "event": "finished",
+                "passed": r.passed(),
+                "exit_code": r.exit_code,
+                "timed_out": r.timed_out,
+                "cancelled": r.interrupted,
+                "seconds": r.seconds,
+            }),
+            message: format!(
+                "obligation {id} ({} of {total}): {}",
+                index + 1,
+                if r.passed() { "passed" } else { "failed" }
+            ),
+        });
+    }
+
+    fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
+        Some(self.cancel.clone())
+    }
+}

@@ -1,0 +1,184 @@
+//! The one workspace a `genesis mcp` server serves, and the rule that keeps every path a tool
+//! is given inside it.
+//!
+//! A path argument is taken relative to the workspace root (an absolute path must name a place
+//! inside the root). It is refused — [`ScopeError`], reported as a tool error of kind
+//! `bad-input`, exit code 2 — when it leaves the root lexically (`..` past the root, an
+//! absolute path elsewhere), when it does not exist, or when, with every symbolic link
+//! resolved, it lies outside the root (a link pointing out). The check is made on the
+//! canonical path, and that canonical path is what the tool then uses.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use crate::workspace::Workspace;
+
+/// Why a path argument was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ScopeError {
+    /// The path leaves the workspace (`..` past the root, an absolute path elsewhere, or a
+    /// symbolic link pointing out).
+    #[error("{field} {given:?}: outside the workspace {root}; every path must lie inside it")]
+    Outside {
+        /// The argument's name.
+        field: String,
+        /// The path as given.
+        given: String,
+        /// The workspace root.
+        root: PathBuf,
+    },
+    /// The path does not exist (or cannot be read).
+    #[error("{field} {given:?}: {reason}")]
+    Missing {
+        /// The argument's name.
+        field: String,
+        /// The path as given.
+        given: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The path names something other than a directory where one is needed.
+    #[error("{field} {given:?}: not a directory")]
+    NotADirectory {
+        /// The argument's name.
+        field: String,
+        /// The path as given.
+        given: String,
+    },
+}
+
+/// The workspace of a server: its canonical root, its store (if not the default
+/// `ROOT/.genesis`) and how long an operation waits for the store lock.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    root: PathBuf,
+    store: Option<PathBuf>,
+    wait: Duration,
+}
+
+impl Scope {
+    /// The scope of `root` (made canonical: symbolic links resolved), with `store` (`None`:
+    /// `ROOT/.genesis`) and the store-lock `wait`.
+    ///
+    /// # Errors
+    /// `root` does not exist or cannot be resolved (the operating system's error).
+    pub fn new(root: &Path, store: Option<PathBuf>, wait: Duration) -> std::io::Result<Scope> {
+        Ok(Scope {
+            root: root.canonicalize()?,
+            store,
+            wait,
+        })
+    }
+
+    /// The canonical workspace root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// How long an operation waits for another process's store lock.
+    pub fn wait(&self) -> Duration {
+        self.wait
+    }
+
+    /// The workspace (root and store).
+    pub fn workspace(&self) -> Workspace {
+        Workspace::new(self.root.clone(), self.store.clone())
+    }
+
+    /// The existing directory `given` names inside the workspace, canonical (see the module
+    /// documentation for the rule); `field` names the argument in errors.
+    ///
+    /// # Errors
+    /// [`ScopeError`]: outside the workspace, missing, or not a directory.
+    pub fn dir(&self, field: &str, given: &str) -> Result<PathBuf, ScopeError> {
+        let p = self.resolve(field, given)?;
+        if !p.is_dir() {
+            return Err(ScopeError::NotADirectory {
+                field: field.into(),
+                given: given.into(),
+            });
+        }
+        Ok(p)
+    }
+
+    /// The existing path `given` names inside the workspace, canonical.
+    ///
+    /// # Errors
+    /// [`ScopeError::Outside`], [`ScopeError::Missing`].
+    pub fn resolve(&self, field: &str, given: &str) -> Result<PathBuf, ScopeError> {
+        let outside = || ScopeError::Outside {
+            field: field.into(),
+            given: given.into(),
+            root: self.root.clone(),
+        };
+        if given.contains('\0') {
+            return Err(ScopeError::Missing {
+                field: field.into(),
+                given: given.into(),
+                reason: "a path cannot hold a NUL character".into(),
+            });
+        }
+        let p = Path::new(given);
+        // Lexically first: a path that names a place outside is refused as such, whether or
+        // not that place exists.
+        let mut lexical = if p.is_absolute() {
+            PathBuf::from("/")
+        } else {
+            self.root.clone()
+        };
+        for c in p.components() {
+            match c {
+                Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+                Component::ParentDir => {
+                    if !lexical.pop() {
+                        return Err(outside());
+                    }
+                }
+                Component::Normal(n) => lexical.push(n),
+            }
+        }
+        if !lexical.starts_with(&self.root) {
+            return Err(outside());
+        }
+        let real = lexical.canonicalize().map_err(|e| ScopeError::Missing {
+            field: field.into(),
+            given: given.into(),
+            reason: e.to_string(),
+        })?;
+        if !real.starts_with(&self.root) {
+            return Err(outside());
+        }
+        Ok(real)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_root() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("ws");
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(outer.path().join("other")).unwrap();
+        std::os::unix::fs::symlink(outer.path().join("other"), root.join("out")).unwrap();
+        let s = Scope::new(&root, None, Duration::from_secs(1)).unwrap();
+        let real = root.canonicalize().unwrap();
+        assert_eq!(s.dir("dir", "sub").unwrap(), real.join("sub"));
+        assert_eq!(s.dir("dir", "./sub/../sub").unwrap(), real.join("sub"));
+        assert_eq!(s.dir("dir", ".").unwrap(), real);
+        for bad in ["..", "../other", "sub/../../other", "/etc", "out"] {
+            assert!(
+                matches!(s.dir("dir", bad), Err(ScopeError::Outside { .. })),
+                "{bad}"
+            );
+        }
+        let abs_inside = real.join("sub");
+        assert!(s.dir("dir", abs_inside.to_str().unwrap()).is_ok());
+        assert!(matches!(
+            s.dir("dir", "missing"),
+            Err(ScopeError::Missing { .. })
+        ));
+    }
+}

@@ -1,0 +1,361 @@
+//! The MCP server: rmcp's [`ServerHandler`] over standard input and output, one workspace
+//! ([`Scope`]) per server.
+//!
+//! - `tools/list`: the nine tools with their descriptions and input schemas (derived from
+//!   [`super::schemas`]).
+//! - `tools/call`: arguments that do not fit the tool's schema, or an unknown tool, are a
+//!   protocol error (JSON-RPC `-32602` invalid params); a call that fits runs on tokio's
+//!   blocking pool ([`tokio::task::spawn_blocking`]) and answers with the CLI's `--json`
+//!   document as structured content and a one-line summary as text, or, when it fails, a tool
+//!   error (`isError`) whose structured content is `{"kind", "exit_code", "retryable",
+//!   "message"}` ([`ToolError::to_json`]). A panic in a call is a tool error of kind `io`, and
+//!   the server goes on.
+//! - Calls run concurrently; the engine serialises them through the store lock (waiting up to
+//!   the server's `--wait`). `status` takes no lock, and `verify` holds none while its
+//!   obligations run, so a long `verify` never delays `status`.
+//! - `verify` sends each obligation's start, output (decoded and redacted, as in the event
+//!   streams) and end as `notifications/message` (logger `genesis.verify`, level `info`), and
+//!   as `notifications/progress` when the request carries a progress token (progress counts
+//!   the notices; the message is the output text or what happened). A
+//!   `notifications/cancelled` for it sets the call's cancellation flag: the running
+//!   obligation's process group is killed and nothing is recorded (the session is as it was).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig, Tool,
+};
+#[allow(deprecated)]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::progress::{Forwarder, Notice};
+use super::schemas::*;
+use super::scope::Scope;
+use super::tools::{self, Done, ToolError};
+
+/// The longest JSON-RPC message (one line) the server reads: 64 MiB, the engine's default
+/// `max_patch_bytes`, so that a diff up to that limit reaches the engine and a larger one is
+/// refused by it with a tool error. A longer line is dropped by the transport, unanswered.
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024 + 64 * 1024;
+
+/// What every tool that runs something says about it.
+const RUNS_ONLY_OBLIGATIONS: &str = "It runs no command but the obligations of the session's manifest (as recorded at open); no tool runs anything else.";
+
+/// The Genesis MCP server of one workspace.
+#[derive(Debug, Clone)]
+pub struct GenesisServer {
+    scope: Arc<Scope>,
+    /// The cancellation flags of the `verify` calls running now: all set when the client goes
+    /// away, so that no obligation outlives the connection.
+    running: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>>,
+}
+
+impl GenesisServer {
+    /// The server of `scope`.
+    pub fn new(scope: Scope) -> Self {
+        GenesisServer {
+            scope: Arc::new(scope),
+            running: Arc::default(),
+        }
+    }
+
+    /// Every tool: name, description, input schema.
+    pub fn tools() -> Vec<Tool> {
+        let runs = |d: &str| format!("{d} {RUNS_ONLY_OBLIGATIONS}");
+        let runs_nothing = |d: &str| format!("{d} Runs no command.");
+        vec![
+            tool::<SnapshotArgs>(
+                "snapshot",
+                runs_nothing(
+                    "Snapshot a directory inside the workspace (default: the workspace root); the result is `genesis snapshot --json`: the identity, the snapshot document and what was left out.",
+                ),
+            ),
+            tool::<DiffArgs>(
+                "diff",
+                runs_nothing(
+                    "Compare two trees (directories inside the workspace, or stored snapshot identities), or give a session's change base..current; the result is `genesis diff --json`: each changed file with its status and line counts.",
+                ),
+            ),
+            tool::<CheckArgs>(
+                "check",
+                runs_nothing(
+                    "Check that a directory inside the workspace hashes to an expected snapshot identity; the result is `genesis check --json` (`match`, and the differing paths).",
+                ),
+            ),
+            tool::<OpenArgs>(
+                "open",
+                runs_nothing(
+                    "Snapshot the workspace and open a session on it; the result is `genesis open --json` (the session document: its id is `session.session`).",
+                ),
+            ),
+            tool::<PatchArgs>(
+                "patch",
+                runs_nothing(
+                    "Record a change in an open session: a git-style unified diff (text), or the state of a directory inside the workspace; the result is `genesis patch --json`. Paths in a diff must stay inside the workspace.",
+                ),
+            ),
+            tool::<VerifyArgs>(
+                "verify",
+                runs(
+                    "Run the manifest's obligations on the session's current snapshot, in a scratch copy; output is streamed as logging (and progress) notifications, redacted; cancelling the request kills the obligation's process group and leaves the session as it was. The result is `genesis verify --json` (`record.obligations_ok`).",
+                ),
+            ),
+            tool::<ApplyArgs>(
+                "apply",
+                runs_nothing(
+                    "Write a verified session into the workspace, all at once (or list the changes with dry_run); a workspace that changed under the session is a conflict (kind conflict, exit_code 3). The result is `genesis apply --json`.",
+                ),
+            ),
+            tool::<AbortArgs>(
+                "abort",
+                runs_nothing(
+                    "Throw a session away (an in-place workspace goes back to the base; files no patch recorded are saved first); the result is `genesis abort --json`.",
+                ),
+            ),
+            tool::<StatusArgs>(
+                "status",
+                runs_nothing(
+                    "Show one session (`genesis status SESSION --json`) or list every session (`genesis status --json`). Never waits for a running verify.",
+                ),
+            ),
+        ]
+    }
+
+    /// Serves MCP over standard input and output until the client closes them or the process
+    /// is interrupted; every obligation still running then is stopped.
+    ///
+    /// # Errors
+    /// The transport fails to start (the initialisation handshake) or ends with an error.
+    pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleServer, _, _>::new(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+        )
+        .with_max_line_length(MAX_MESSAGE_BYTES);
+        let flags = self.running.clone();
+        let service = self.serve(transport).await?;
+        // An interrupt of the process (SIGINT, SIGTERM, SIGHUP, once the binary installed
+        // `obligation::install_interrupt_handler`, as `genesis mcp` does) kills the running
+        // obligations and ends the service; a client that closes standard input ends it too.
+        let token = service.cancellation_token();
+        let watcher = tokio::spawn(async move {
+            while !crate::obligation::interrupted() {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            token.cancel();
+        });
+        let ended = service.waiting().await;
+        watcher.abort();
+        // The client has gone: stop every obligation still running (its verify records
+        // nothing), so that the runtime's blocking threads end and no process is left behind.
+        for f in flags.lock().map(|v| v.clone()).unwrap_or_default() {
+            f.store(true, Ordering::SeqCst);
+        }
+        ended?;
+        Ok(())
+    }
+
+    async fn run<A, F>(&self, args: Value, name: &str, f: F) -> Result<CallToolResult, McpError>
+    where
+        A: DeserializeOwned + Send + 'static,
+        F: FnOnce(&Scope, A) -> tools::ToolResult + Send + 'static,
+    {
+        let a: A = parse(name, args)?;
+        let scope = self.scope.clone();
+        let joined = tokio::task::spawn_blocking(move || f(&scope, a)).await;
+        Ok(result(flatten(joined)))
+    }
+
+    async fn verify(
+        &self,
+        args: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let a: VerifyArgs = parse("verify", args)?;
+        let scope = self.scope.clone();
+        let cancel = Arc::new(AtomicBool::new(false));
+        if let Ok(mut v) = self.running.lock() {
+            v.push(cancel.clone());
+        }
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Notice>();
+        let flag = cancel.clone();
+        let mut job = tokio::task::spawn_blocking(move || {
+            let mut fwd = Forwarder::new(tx, flag);
+            tools::verify(&scope, a, &mut fwd)
+        });
+        let token = context.meta.get_progress_token();
+        let peer = context.peer.clone();
+        // Progress must increase with every notification: it counts the notices sent.
+        let sent = std::sync::atomic::AtomicU64::new(0);
+        let send = |n: Notice| {
+            let peer = peer.clone();
+            let token = token.clone();
+            let step = sent.fetch_add(1, Ordering::SeqCst) + 1;
+            async move {
+                if let Some(token) = token {
+                    let mut p = ProgressNotificationParam::new(token, step as f64);
+                    p.message = Some(n.message.clone());
+                    let _ = peer.notify_progress(p).await;
+                }
+                // Logging is deprecated from protocol 2026-07-28 on (SEP-2577), but it is
+                // what clients of the earlier versions show; both are sent.
+                #[allow(deprecated)]
+                let _ = peer
+                    .notify_logging_message(
+                        LoggingMessageNotificationParam::new(LoggingLevel::Info, n.data)
+                            .with_logger("genesis.verify"),
+                    )
+                    .await;
+            }
+        };
+        let mut cancelled = false;
+        let joined = loop {
+            tokio::select! {
+                biased;
+                Some(n) = rx.recv() => send(n).await,
+                _ = context.ct.cancelled(), if !cancelled => {
+                    cancel.store(true, Ordering::SeqCst);
+                    cancelled = true;
+                }
+                j = &mut job => break j,
+            }
+        };
+        while let Ok(n) = rx.try_recv() {
+            send(n).await;
+        }
+        if let Ok(mut v) = self.running.lock() {
+            v.retain(|f| !Arc::ptr_eq(f, &cancel));
+        }
+        Ok(result(flatten(joined)))
+    }
+}
+
+/// A tool named `name` taking `A`, its input schema derived from `A` as rmcp derives one
+/// (JSON Schema 2020-12, root `type: object`, the type's own title and description removed).
+fn tool<A: JsonSchema>(name: &'static str, description: String) -> Tool {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<A>();
+    let mut object = match serde_json::to_value(schema) {
+        Ok(Value::Object(o)) => o,
+        _ => JsonObject::new(),
+    };
+    object.remove("title");
+    object.remove("description");
+    Tool::new(name, description, Arc::new(object))
+}
+
+/// The arguments of a call read into the tool's type; a mismatch is a protocol error
+/// (invalid params) naming the tool and the member.
+fn parse<A: DeserializeOwned>(name: &str, args: Value) -> Result<A, McpError> {
+    serde_json::from_value(args).map_err(|e| {
+        McpError::invalid_params(capped(format!("{name}: invalid arguments: {e}")), None)
+    })
+}
+
+fn flatten(joined: Result<tools::ToolResult, tokio::task::JoinError>) -> tools::ToolResult {
+    joined.unwrap_or_else(|e| {
+        Err(ToolError {
+            kind: crate::ErrorKind::Io,
+            message: format!("internal error: the call did not finish: {e}"),
+        })
+    })
+}
+
+/// The MCP result of a tool: the document and summary, or the tool error.
+fn result(r: tools::ToolResult) -> CallToolResult {
+    match r {
+        Ok(Done { value, summary }) => {
+            let mut out = CallToolResult::success(vec![ContentBlock::text(summary)]);
+            out.structured_content = Some(value);
+            out
+        }
+        Err(mut e) => {
+            e.message = capped(e.message);
+            let mut out = CallToolResult::error(vec![ContentBlock::text(format!(
+                "error ({}, exit code {}): {}",
+                tools::kind_name(e.kind),
+                e.kind.exit_code(),
+                e.message
+            ))]);
+            out.structured_content = Some(e.to_json());
+            out
+        }
+    }
+}
+
+/// The longest error message sent, in bytes: a message that quotes a huge argument (a 20 MB
+/// session id) is cut there, so that an answer is never larger than the question deserves
+/// (and never past a client's line limit, 16 MiB in rmcp).
+pub const MAX_ERROR_MESSAGE_BYTES: usize = 4096;
+
+fn capped(mut message: String) -> String {
+    if message.len() > MAX_ERROR_MESSAGE_BYTES {
+        let mut cut = MAX_ERROR_MESSAGE_BYTES;
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let dropped = message.len() - cut;
+        message.truncate(cut);
+        message.push_str(&format!("… ({dropped} more bytes)"));
+    }
+    message
+}
+
+impl ServerHandler for GenesisServer {
+    #[allow(deprecated)]
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(Implementation::new("genesis", env!("CARGO_PKG_VERSION")))
+        .with_instructions(format!(
+            "Genesis transactional workspace engine for the workspace {}. A change is a transaction: open → patch → verify → apply (or abort). Every path must lie inside the workspace. {RUNS_ONLY_OBLIGATIONS}",
+            self.scope.root().display()
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(Self::tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let name = request.name.as_ref();
+        let r = match name {
+            "snapshot" => self.run(args, name, tools::snapshot).await,
+            "diff" => self.run(args, name, tools::diff).await,
+            "check" => self.run(args, name, tools::check_tool).await,
+            "open" => self.run(args, name, tools::open).await,
+            "patch" => self.run(args, name, tools::patch).await,
+            "verify" => self.verify(args, &context).await,
+            "apply" => self.run(args, name, tools::apply).await,
+            "abort" => self.run(args, name, tools::abort).await,
+            "status" => self.run(args, name, tools::status).await,
+            other => Err(McpError::invalid_params(
+                capped(format!("unknown tool {other:?}; tools/list names them")),
+                None,
+            )),
+        };
+        r.map(CallToolResponse::from)
+    }
+}

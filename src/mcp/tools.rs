@@ -1,0 +1,508 @@
+//! What each tool of `genesis mcp` does: blocking calls of the library, the same ones the CLI
+//! makes, returning the CLI's `--json` document ([`crate::report`]) with a one-line summary,
+//! or a [`ToolError`] carrying the error's [`ErrorKind`].
+//!
+//! Every path argument goes through [`Scope`]; nothing here runs a command other than the
+//! manifest's obligations (`verify`, through [`Engine::verify`]).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::schemas::*;
+use super::scope::{Scope, ScopeError};
+use crate::ErrorKind;
+use crate::check::{Expected, check};
+use crate::diff::{Operand, Tree};
+use crate::engine::{
+    AbortOptions, ApplyOptions, Engine, NoObserver, Observer, OpenOptions, PatchInput,
+    VerifyOptions,
+};
+use crate::path::WorkspacePath;
+use crate::report;
+use crate::session::SessionId;
+use crate::snapshot::{SnapshotOptions, snapshot_dir};
+
+/// A tool's result: the CLI's `--json` document for the command, and a short summary for
+/// people (the text content).
+#[derive(Debug, Clone)]
+pub struct Done {
+    /// The structured content: the same shape as `genesis COMMAND --json`.
+    pub value: Value,
+    /// One or a few lines of text.
+    pub summary: String,
+}
+
+/// A failed tool call: the class of the failure (exit code, retryable, from the error's
+/// variant, never its text) and the message naming the path, field or hunk.
+#[derive(Debug, Clone)]
+pub struct ToolError {
+    /// The class of the failure.
+    pub kind: ErrorKind,
+    /// The message.
+    pub message: String,
+}
+
+impl ToolError {
+    /// Bad input (exit code 2).
+    pub fn bad_input(message: impl Into<String>) -> Self {
+        ToolError {
+            kind: ErrorKind::BadInput,
+            message: message.into(),
+        }
+    }
+
+    /// `{"kind", "exit_code", "retryable", "message"}`: `kind` is [`kind_name`], `exit_code`
+    /// the CLI's exit status for the same error ([`ErrorKind::exit_code`]), `retryable`
+    /// [`ErrorKind::retryable`].
+    pub fn to_json(&self) -> Value {
+        json!({
+            "kind": kind_name(self.kind),
+            "exit_code": self.kind.exit_code(),
+            "retryable": self.kind.retryable(),
+            "message": self.message,
+        })
+    }
+}
+
+/// The name of an error kind in a tool error: `bad-input`, `state`, `moved`, `locked`,
+/// `conflict`, `io`.
+pub fn kind_name(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::BadInput => "bad-input",
+        ErrorKind::State => "state",
+        ErrorKind::Moved => "moved",
+        ErrorKind::Locked => "locked",
+        ErrorKind::Conflict => "conflict",
+        ErrorKind::Io => "io",
+    }
+}
+
+macro_rules! by_kind {
+    ($($t:ty),*) => {$(
+        impl From<$t> for ToolError {
+            fn from(e: $t) -> Self {
+                ToolError { kind: e.kind(), message: e.to_string() }
+            }
+        }
+    )*};
+}
+
+by_kind!(
+    crate::snapshot::SnapshotError,
+    crate::store::SnapshotIntoError,
+    crate::store::StoreError,
+    crate::workspace::OptionsError,
+    crate::manifest::ManifestError,
+    crate::session::SessionError,
+    crate::engine::EngineError,
+    crate::journal::JournalError,
+    crate::diff::DiffError,
+    crate::engine::OpenError,
+    crate::engine::PatchSessionError,
+    crate::engine::VerifyError,
+    crate::engine::ApplyError,
+    crate::engine::AbortError
+);
+
+impl From<ScopeError> for ToolError {
+    fn from(e: ScopeError) -> Self {
+        ToolError::bad_input(e.to_string())
+    }
+}
+
+/// The result of a tool.
+pub type ToolResult = Result<Done, ToolError>;
+
+/// The engine of the scope's workspace (creating the store when `create`), having finished
+/// any interrupted apply first, as every CLI command does.
+fn engine(scope: &Scope, create: bool) -> Result<Engine, ToolError> {
+    let engine = Engine::with_wait(scope.workspace(), create, scope.wait())?;
+    engine.recover_pending()?;
+    Ok(engine)
+}
+
+/// The session `given` names: the session whose id it is, else the one session whose id
+/// starts with it (4+ characters), as the CLI takes it.
+fn session(engine: &Engine, given: &str) -> Result<String, ToolError> {
+    let ids = engine.sessions()?;
+    if ids.iter().any(|i| i == given) {
+        return Ok(given.to_owned());
+    }
+    if given.chars().count() < report::MIN_PREFIX {
+        return Err(ToolError::bad_input(format!(
+            "no session {given:?} in the store, and a session id prefix needs at least {} characters",
+            report::MIN_PREFIX
+        )));
+    }
+    let found: Vec<&String> = ids.iter().filter(|i| i.starts_with(given)).collect();
+    match found.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(crate::session::SessionError::NotFound(given.to_owned()).into()),
+        many => Err(ToolError::bad_input(format!(
+            "session id prefix {given:?} is ambiguous: {} sessions start with it ({})",
+            many.len(),
+            many.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Snapshot options for a directory operand: its own, plus the tracked members its session
+/// recorded when it is a session's checkout (as the CLI's `operand_options`).
+fn operand_options(scope: &Scope, dir: &Path) -> Result<SnapshotOptions, ToolError> {
+    let ws = scope.workspace();
+    let mut opts = ws.snapshot_options_for(dir)?;
+    if let Ok(Some(store)) = ws.existing_store() {
+        let extra = crate::session::checkout_tracked(&store, dir)?;
+        if !extra.is_empty() {
+            opts.tracked = std::sync::Arc::new(
+                opts.tracked
+                    .with_paths(extra.iter().map(WorkspacePath::as_str)),
+            );
+        }
+    }
+    Ok(opts)
+}
+
+fn dir_or_root(scope: &Scope, field: &str, dir: Option<&str>) -> Result<PathBuf, ToolError> {
+    Ok(match dir {
+        Some(d) => scope.dir(field, d)?,
+        None => scope.root().to_path_buf(),
+    })
+}
+
+fn is_snapshot_prefix(s: &str) -> bool {
+    (report::MIN_PREFIX..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// `snapshot`: `genesis snapshot [DIR] --json`.
+pub fn snapshot(scope: &Scope, a: SnapshotArgs) -> ToolResult {
+    let dir = dir_or_root(scope, "dir", a.dir.as_deref())?;
+    let ws = scope.workspace();
+    let store = if a.no_store {
+        None
+    } else {
+        ws.existing_store()?
+    };
+    let mut opts = operand_options(scope, &dir)?;
+    if a.no_store {
+        opts.store_dir = None;
+    }
+    let (outcome, added) = match &store {
+        Some(s) => {
+            let (o, n) = s.snapshot_into(&dir, &opts)?;
+            (o, Some(n))
+        }
+        None => (snapshot_dir(&dir, &opts)?, None),
+    };
+    let value = report::snapshot_json(&outcome, added);
+    let summary = format!(
+        "snapshot {} of {} ({} files)",
+        outcome.snapshot.identity(),
+        dir.display(),
+        outcome.snapshot.files().len()
+    );
+    Ok(Done { value, summary })
+}
+
+/// A diff operand: a directory inside the workspace, else a stored snapshot identity or
+/// prefix.
+fn operand(scope: &Scope, field: &str, given: &str) -> Result<Operand, ToolError> {
+    if is_snapshot_prefix(given) && !scope.root().join(given).is_dir() {
+        let store = engine(scope, false)?.store().clone();
+        let id = store.resolve_snapshot(given)?;
+        return Ok(Operand::Tree(Tree::from_store(&store, &id)?));
+    }
+    let dir = scope.dir(field, given)?;
+    let opts = operand_options(scope, &dir)?;
+    Ok(Operand::Dir(dir, opts))
+}
+
+/// `diff`: `genesis diff A [B] --json`.
+pub fn diff(scope: &Scope, a: DiffArgs) -> ToolResult {
+    let (ta, tb) = match &a.b {
+        Some(b) => Tree::compare(operand(scope, "a", &a.a)?, operand(scope, "b", b)?)?,
+        None => {
+            let engine = engine(scope, false)?;
+            let id = session(&engine, &a.a)?;
+            let (s, state) = engine.status(&id)?;
+            let store = engine.store();
+            let base = store.read_snapshot(&s.base_snapshot)?.0;
+            let current = store.read_snapshot(&s.current_snapshot)?.0;
+            (
+                Tree::from_parts(store, base, state.base_executable()),
+                Tree::from_parts(store, current, state.current_executable()),
+            )
+        }
+    };
+    let value = report::diff_json(&ta, &tb)?;
+    let n = value["files"].as_array().map_or(0, Vec::len);
+    let summary = format!(
+        "{n} file(s) differ between {} and {}",
+        ta.snapshot.identity(),
+        tb.snapshot.identity()
+    );
+    Ok(Done { value, summary })
+}
+
+/// `check`: `genesis check [DIR] --expect IDENTITY --json` (the expected snapshot named by
+/// its identity or a unique prefix; a document file is not taken).
+pub fn check_tool(scope: &Scope, a: CheckArgs) -> ToolResult {
+    let dir = dir_or_root(scope, "dir", a.dir.as_deref())?;
+    let ws = scope.workspace();
+    let (expected, tree) = if a.expect.len() == 64 && is_snapshot_prefix(&a.expect) {
+        let d: crate::Digest = a
+            .expect
+            .parse()
+            .map_err(|_| ToolError::bad_input(format!("expect {:?}: not an identity", a.expect)))?;
+        let tree = ws
+            .existing_store()
+            .ok()
+            .flatten()
+            .filter(|st| st.has_snapshot(&d))
+            .and_then(|st| Tree::from_store(&st, &d).ok());
+        (Expected::Identity(d), tree)
+    } else if is_snapshot_prefix(&a.expect) {
+        let store = engine(scope, false)?.store().clone();
+        let d = store.resolve_snapshot(&a.expect)?;
+        let tree = Tree::from_store(&store, &d)?;
+        (Expected::Identity(d), Some(tree))
+    } else {
+        return Err(ToolError::bad_input(format!(
+            "expect {:?}: not a snapshot identity (64 hex digits) or a prefix of 4+ hex digits",
+            a.expect
+        )));
+    };
+    let opts = operand_options(scope, &dir)?;
+    let actual = match &tree {
+        Some(t) => Tree::compare(Operand::Dir(dir.clone(), opts), Operand::Tree(t.clone()))?.0,
+        None => Tree::from_dir(&dir, &opts)?,
+    };
+    let outcome = check(&actual, &expected, tree.as_ref());
+    let summary = if outcome.matches() {
+        format!("ok: {} matches {}", dir.display(), outcome.actual)
+    } else {
+        format!(
+            "mismatch: {} hashes to {}, expected {} ({} path(s) differ)",
+            dir.display(),
+            outcome.actual,
+            outcome.expected,
+            outcome.differences.len()
+        )
+    };
+    let no_tree = tree
+        .is_none()
+        .then_some("the expected snapshot is not in the store: the differing paths are unknown");
+    Ok(Done {
+        value: report::check_json(&outcome, no_tree),
+        summary,
+    })
+}
+
+/// `open`: `genesis open [--session ID] [--manifest PATH] [--in-place] --json`.
+pub fn open(scope: &Scope, a: OpenArgs) -> ToolResult {
+    let session = match &a.session {
+        Some(s) => Some(SessionId::new(s).map_err(|e| ToolError::bad_input(e.to_string()))?),
+        None => None,
+    };
+    let manifest = match &a.manifest {
+        Some(m) => {
+            let mut m = m.as_str();
+            while let Some(rest) = m.strip_prefix("./") {
+                m = rest.trim_start_matches('/');
+            }
+            Some(
+                WorkspacePath::new(m)
+                    .map_err(|e| ToolError::bad_input(format!("manifest: {e}")))?,
+            )
+        }
+        None => None,
+    };
+    let rel = manifest.clone().unwrap_or_else(|| {
+        WorkspacePath::new(crate::manifest::DEFAULT_MANIFEST).expect("a valid path")
+    });
+    crate::manifest::Manifest::load(&rel.to_fs_path(scope.root()))?;
+    let engine = engine(scope, true)?;
+    let out = engine.open(
+        &OpenOptions {
+            session: Some(session.unwrap_or_else(SessionId::generate)),
+            manifest,
+            checkout: None,
+            in_place: a.in_place,
+        },
+        &mut NoObserver,
+    )?;
+    let summary = format!(
+        "opened session {} on snapshot {}",
+        out.session.session, out.session.base_snapshot
+    );
+    Ok(Done {
+        value: report::open_json(&out),
+        summary,
+    })
+}
+
+/// `patch`: `genesis patch SESSION (diff text | --from DIR | in place) --json`.
+pub fn patch(scope: &Scope, a: PatchArgs) -> ToolResult {
+    let engine = engine(scope, false)?;
+    let id = session(&engine, &a.session)?;
+    let from;
+    let input = match (&a.diff, &a.from_dir) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::bad_input(
+                "give diff or from_dir, not both".to_owned(),
+            ));
+        }
+        (Some(d), None) => PatchInput::Diff(d.as_bytes()),
+        (None, Some(d)) => {
+            from = scope.dir("from_dir", d)?;
+            PatchInput::Dir(&from)
+        }
+        (None, None) => {
+            if !engine.status(&id)?.1.in_place {
+                return Err(ToolError::bad_input(
+                    "give diff or from_dir (only an in-place session records the workspace itself)",
+                ));
+            }
+            PatchInput::Workspace
+        }
+    };
+    let out = engine.patch(&id, input, None, &mut NoObserver)?;
+    let summary = match &out.entry {
+        None => "no changes; nothing recorded".to_owned(),
+        Some(e) => format!(
+            "patch {} recorded: {} → {} ({} file(s))",
+            e.patch,
+            e.before_snapshot,
+            e.after_snapshot,
+            out.changes.len()
+        ),
+    };
+    Ok(Done {
+        value: report::patch_json(&out),
+        summary,
+    })
+}
+
+/// `verify`: `genesis verify SESSION --json`, its obligations' progress and output going to
+/// `observer` (which also carries the cancellation flag).
+pub fn verify(scope: &Scope, a: VerifyArgs, observer: &mut dyn Observer) -> ToolResult {
+    let engine = engine(scope, false)?;
+    let id = session(&engine, &a.session)?;
+    let out = engine.verify(&id, &VerifyOptions::default(), observer)?;
+    let failed = out.record.failed_ids();
+    let summary = if out.record.obligations.is_empty() && out.record.static_results.is_empty() {
+        format!(
+            "nothing was checked: the manifest has no obligations; snapshot {} acceptance {}",
+            out.record.snapshot, out.acceptance
+        )
+    } else if out.record.obligations_ok {
+        format!(
+            "verified snapshot {} acceptance {} ({} obligation(s) run)",
+            out.record.snapshot,
+            out.acceptance,
+            out.record.obligations.len()
+        )
+    } else {
+        format!(
+            "FAILED snapshot {}: {} failed",
+            out.record.snapshot,
+            failed.join(", ")
+        )
+    };
+    Ok(Done {
+        value: report::verify_json(&out),
+        summary,
+    })
+}
+
+/// `apply`: `genesis apply SESSION [--dry-run] [--strict] --json`.
+pub fn apply(scope: &Scope, a: ApplyArgs) -> ToolResult {
+    let engine = engine(scope, false)?;
+    let id = session(&engine, &a.session)?;
+    let out = engine.apply(
+        &id,
+        &ApplyOptions {
+            dry_run: a.dry_run,
+            strict: a.strict,
+        },
+        &mut NoObserver,
+    )?;
+    let summary = if out.written {
+        format!(
+            "applied session {}: {} file(s) changed",
+            out.session.session,
+            out.changes.len()
+        )
+    } else {
+        format!("dry run: {} file(s) would change", out.changes.len())
+    };
+    Ok(Done {
+        value: report::apply_json(&out),
+        summary,
+    })
+}
+
+/// `abort`: `genesis abort SESSION [--dry-run] --json`.
+pub fn abort(scope: &Scope, a: AbortArgs) -> ToolResult {
+    let engine = engine(scope, false)?;
+    let id = session(&engine, &a.session)?;
+    let o = engine.abort_with(
+        &id,
+        &AbortOptions {
+            dry_run: a.dry_run,
+            reason: None,
+        },
+        &mut NoObserver,
+    )?;
+    let summary = if o.written {
+        format!(
+            "aborted session {id}; {} unrecorded file(s) saved",
+            o.saved.len()
+        )
+    } else {
+        format!("abort {id} would change {} path(s)", o.steps.len())
+    };
+    Ok(Done {
+        value: report::abort_json(&o),
+        summary,
+    })
+}
+
+/// `status`: `genesis status [SESSION] --json`. Reads without the store lock, so a running
+/// `verify` (which holds no lock while its obligations run) or any other call never delays it.
+pub fn status(scope: &Scope, a: StatusArgs) -> ToolResult {
+    let engine = engine(scope, false)?;
+    match &a.session {
+        None => {
+            let value = report::status_list_json(&engine)?;
+            let n = value["sessions"].as_array().map_or(0, Vec::len);
+            Ok(Done {
+                value,
+                summary: format!("{n} session(s)"),
+            })
+        }
+        Some(given) => {
+            let id = session(&engine, given)?;
+            let (s, state) = engine.status(&id)?;
+            let verified = s
+                .verification
+                .as_ref()
+                .is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok);
+            let summary = format!(
+                "session {}: {}, {} patch(es), {}",
+                s.session,
+                s.status,
+                s.patches.len(),
+                if verified { "verified" } else { "not verified" }
+            );
+            Ok(Done {
+                value: report::status_json(&s, &state),
+                summary,
+            })
+        }
+    }
+}

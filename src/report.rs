@@ -1,0 +1,235 @@
+//! The JSON documents the front ends print for each command: `genesis COMMAND --json` and the
+//! structured content of the MCP server's tools (`genesis mcp`, [`crate::mcp`]) are built here,
+//! once, so the two never differ. Each function gives the document of one command; the shapes
+//! are the ones README's "Commands" section and `tests/cli_output.rs` show.
+
+use serde_json::{Value, json};
+
+use crate::check::CheckOutcome;
+use crate::diff::{Change, DiffError, Tree, changes, stats};
+use crate::engine::{
+    AbortOutcome, ApplyOutcome, Engine, EngineError, OpenOutcome, PatchOutcome, VerifyOutcome,
+};
+use crate::session::{Session, SessionState};
+use crate::snapshot::SnapshotOutcome;
+
+/// The fewest characters a session or snapshot id prefix may have (git's `--abbrev` minimum,
+/// jj's shortest change ids); a full id may be shorter.
+pub const MIN_PREFIX: usize = 4;
+
+/// `[{"status": "A"|"D"|"M", "path": …}, …]` for a list of changes.
+pub fn changes_json(list: &[Change]) -> Vec<Value> {
+    list.iter()
+        .map(|c| json!({"status": c.status.letter().to_string(), "path": c.path}))
+        .collect()
+}
+
+/// `genesis open --json`: `{"session", "checkout", "skipped", "collisions"}`.
+pub fn open_json(out: &OpenOutcome) -> Value {
+    json!({
+        "session": out.session,
+        "checkout": out.checkout,
+        "skipped": out.skipped,
+        "collisions": out.collisions,
+    })
+}
+
+/// `genesis patch --json`: `{"session", "entry", "changes", "static", "acceptance"}`
+/// (`acceptance`: the record when the patch was also verified, else `null`).
+pub fn patch_json(out: &PatchOutcome) -> Value {
+    json!({
+        "session": out.session,
+        "entry": out.entry,
+        "changes": changes_json(&out.changes),
+        "static": out.static_results,
+        "acceptance": out.verification.as_ref().map(|v| &v.record),
+    })
+}
+
+/// `genesis verify --json`: `{"session", "acceptance", "record", "obligations_run"}`.
+pub fn verify_json(out: &VerifyOutcome) -> Value {
+    json!({
+        "session": out.session,
+        "acceptance": out.acceptance,
+        "record": out.record,
+        "obligations_run": out.record.obligations.len(),
+    })
+}
+
+/// `genesis apply --json`: `{"session", "written", "changes"}`.
+pub fn apply_json(out: &ApplyOutcome) -> Value {
+    json!({
+        "session": out.session,
+        "written": out.written,
+        "changes": changes_json(&out.changes),
+    })
+}
+
+/// `genesis abort --json`: `{"session", "dry_run", "steps", "saved", "checkout",
+/// "checkout_kept", "kept", "restore_command"}`.
+pub fn abort_json(o: &AbortOutcome) -> Value {
+    let id = &o.session.session;
+    json!({
+        "session": o.session,
+        "dry_run": !o.written,
+        "steps": o.steps,
+        "saved": o.saved,
+        "checkout": o.checkout,
+        "checkout_kept": o.checkout_kept,
+        "kept": o.kept,
+        "restore_command": (!o.saved.is_empty()).then(|| format!("genesis restore {id}")),
+    })
+}
+
+/// `genesis status SESSION --json`: `{"session", "logs", "saved"}`.
+pub fn status_json(s: &Session, state: &SessionState) -> Value {
+    json!({
+        "session": s,
+        "logs": state.logs,
+        "saved": state.saved.as_ref().map(|w| &w.files),
+    })
+}
+
+/// `genesis status --json` (every session): `{"sessions": [{"session", "short_id", "status",
+/// "patches", "verified", "failed", "current_snapshot", "error"}, …]}`, sorted by id; every
+/// row has every key: a session that cannot be read has `null`s and its `error`, a readable
+/// one `"error": null`; `failed` lists the static rules and obligations that did not pass.
+///
+/// # Errors
+/// The store's list of sessions cannot be read.
+pub fn status_list_json(engine: &Engine) -> Result<Value, EngineError> {
+    let ids = engine.sessions()?;
+    let shorts = shortest_prefixes(&ids);
+    let rows: Vec<Value> = ids
+        .iter()
+        .zip(&shorts)
+        .map(|(id, short)| match engine.status(id) {
+            Ok((s, _)) => json!({
+                "session": id,
+                "short_id": short,
+                "status": s.status,
+                "patches": s.patches.len(),
+                "verified": s.verification.as_ref().is_some_and(|v| v.snapshot == s.current_snapshot && v.obligations_ok),
+                "failed": engine.failed_obligations(id).ok().flatten().unwrap_or_default(),
+                "current_snapshot": s.current_snapshot,
+                "error": null,
+            }),
+            // The same keys for a session that cannot be read: `null` but for `error`.
+            Err(e) => json!({
+                "session": id,
+                "short_id": short,
+                "status": null,
+                "patches": null,
+                "verified": null,
+                "failed": null,
+                "current_snapshot": null,
+                "error": e.to_string(),
+            }),
+        })
+        .collect();
+    Ok(json!({ "sessions": rows }))
+}
+
+/// `genesis snapshot --json`: `{"identity", "snapshot", "executable", "skipped", "collisions",
+/// "stored", "blobs_added", "files_hashed", "files_from_cache"}`; `blobs_added` is `null`
+/// when nothing was stored.
+pub fn snapshot_json(outcome: &SnapshotOutcome, blobs_added: Option<usize>) -> Value {
+    let snap = &outcome.snapshot;
+    json!({
+        "identity": snap.identity(),
+        "snapshot": snap.to_value_with(&outcome.executable),
+        "executable": outcome.executable,
+        "skipped": outcome.skipped,
+        "collisions": snap.fold_collisions(),
+        "stored": blobs_added.is_some(),
+        "blobs_added": blobs_added,
+        "files_hashed": outcome.hashed,
+        "files_from_cache": outcome.from_cache,
+    })
+}
+
+/// `genesis diff A B --json`: `{"from", "to", "files": [{"path", "status", "old_blob",
+/// "new_blob", "old_executable", "new_executable", "binary", "added", "removed"}, …], "stat":
+/// {"files_changed", "insertions", "deletions"}, "diff"}`: `stat` holds the totals of
+/// `--stat`'s last line, `diff` the text `genesis diff` prints (uncoloured), `null` when it is
+/// not UTF-8 (a text file in another encoding), which a JSON string cannot carry.
+///
+/// # Errors
+/// A blob of either tree cannot be read ([`DiffError`]).
+pub fn diff_json(a: &Tree, b: &Tree) -> Result<Value, DiffError> {
+    let list = changes(a, b);
+    let st = stats(a, b, &list)?;
+    let files: Vec<Value> = list
+        .iter()
+        .zip(&st)
+        .map(|(c, s)| {
+            json!({
+                "path": c.path,
+                "status": c.status.letter().to_string(),
+                "old_blob": c.old.as_ref().map(|x| x.file.blob),
+                "new_blob": c.new.as_ref().map(|x| x.file.blob),
+                "old_executable": c.old.as_ref().map(|x| x.executable),
+                "new_executable": c.new.as_ref().map(|x| x.executable),
+                "binary": s.binary,
+                "added": s.added,
+                "removed": s.removed,
+            })
+        })
+        .collect();
+    let mut text = Vec::new();
+    crate::diff::write_git_diff(a, b, &list, &crate::diff::DiffOptions::default(), &mut text)?;
+    let insertions: u64 = st.iter().map(|s| s.added).sum();
+    let deletions: u64 = st.iter().map(|s| s.removed).sum();
+    Ok(json!({
+        "from": a.snapshot.identity(),
+        "to": b.snapshot.identity(),
+        "files": files,
+        "stat": {
+            "files_changed": list.len(),
+            "insertions": insertions,
+            "deletions": deletions,
+        },
+        "diff": String::from_utf8(text).ok(),
+    }))
+}
+
+/// `genesis check --json`: `{"match", "expected", "actual", "differences",
+/// "differences_unknown"}`. Without the expected tree (`no_tree_reason`: why it is not at
+/// hand) the differing paths of a mismatch are unknown, not none: `differences` is `null` and
+/// `differences_unknown` says why; otherwise `differences_unknown` is `null`.
+pub fn check_json(outcome: &CheckOutcome, no_tree_reason: Option<&str>) -> Value {
+    let unknown = (!outcome.matches()).then_some(no_tree_reason).flatten();
+    json!({
+        "match": outcome.matches(),
+        "expected": outcome.expected,
+        "actual": outcome.actual,
+        "differences": if unknown.is_some() { Value::Null } else { changes_json(&outcome.differences).into() },
+        "differences_unknown": unknown,
+    })
+}
+
+/// For each of `ids`, its shortest unique prefix among them: at least [`MIN_PREFIX`]
+/// characters (the whole id when it is shorter), one character longer than the longest
+/// prefix it shares with any other id. Same order as `ids`.
+pub fn shortest_prefixes(ids: &[String]) -> Vec<String> {
+    fn common(a: &str, b: &str) -> usize {
+        a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+    }
+    // The longest prefix an id shares with any other is shared with a neighbour in sorted
+    // order.
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by(|&a, &b| ids[a].cmp(&ids[b]));
+    let mut shared = vec![0usize; ids.len()];
+    for w in order.windows(2) {
+        let c = common(&ids[w[0]], &ids[w[1]]);
+        shared[w[0]] = shared[w[0]].max(c);
+        shared[w[1]] = shared[w[1]].max(c);
+    }
+    ids.iter()
+        .zip(shared)
+        .map(|(id, shared)| {
+            let n = (shared + 1).max(MIN_PREFIX).min(id.chars().count());
+            id.chars().take(n).collect()
+        })
+        .collect()
+}
