@@ -195,3 +195,18 @@ Examples:
   genesis man --dir ~/.local/share/man/man1
 
 Exit status: 0 printed or written; 4 a page cannot be written.";
+
+/// After `genesis gc --help`.
+pub const GC: &str = "\
+Examples:
+  genesis gc --dry-run              list what would go (paths and bytes on disk)
+  genesis gc                        remove what nothing references, older than 2 weeks
+  genesis gc --prune=now            also what was made a moment ago (snapshot --store)
+
+Roots: every session (document and state) and every journal; anything younger than --prune
+(seconds, or now; default 1209600 = 2 weeks, by modification time) is kept too, as git's
+gc.pruneExpire.
+
+Exit status: 0 done (or nothing to do); 2 a session file with a key twice; 3 the store is
+locked; 4 a referenced object or snapshot is missing or corrupt (nothing removed), or an
+I/O error.";
