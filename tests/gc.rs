@@ -30,7 +30,11 @@ fn obj(hex: &str) -> String {
 
 /// Every file under `root/.genesis/{objects,snapshots,tmp,statcache}`, relative to the store.
 fn store_files(root: &Path) -> BTreeSet<String> {
-    let store = root.join(".genesis");
+    files_in(&root.join(".genesis"))
+}
+
+/// As [`store_files`], for the store directory `store`.
+fn files_in(store: &Path) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut stack: Vec<PathBuf> = ["objects", "snapshots", "tmp", "statcache"]
         .iter()
@@ -45,7 +49,7 @@ fn store_files(root: &Path) -> BTreeSet<String> {
             if e.file_type().unwrap().is_dir() {
                 stack.push(e.path());
             } else {
-                let rel = e.path().strip_prefix(&store).unwrap().to_owned();
+                let rel = e.path().strip_prefix(store).unwrap().to_owned();
                 out.insert(rel.to_string_lossy().into_owned());
             }
         }
@@ -483,4 +487,114 @@ fn a_concurrent_open_waits_for_gc() {
     ok(&run_in(&root, &["status", "s2"]));
     let o = ok_json(&run_in(&root, &["--json", "gc", "--prune=now"]));
     assert_eq!(o["count"], 0, "{o}");
+}
+
+/// The store files without the stat caches.
+fn without_caches(files: BTreeSet<String>) -> BTreeSet<String> {
+    files
+        .into_iter()
+        .filter(|f| !f.starts_with("statcache/"))
+        .collect()
+}
+
+/// A crash (`abort`) at every file-system step of `gc --prune=now`, from the same store each
+/// time: afterwards a v0.1 document never lacks its sidecar, no stat cache names a removed
+/// blob, the verified session still passes status, replay, verify and `apply --dry-run`, a
+/// second gc finishes with exactly the files an uninterrupted gc leaves, and a new session
+/// (whose snapshot trusts the stat cache) is complete.
+#[test]
+fn a_crash_at_every_step_leaves_a_working_store() {
+    let tmp = scratch();
+    let root = tmp.path().join("ws");
+    write_tree(&root, &[("genesis.json", MANIFEST), ("a.txt", b"one\n")]);
+    ok(&run_in(&root, &["init", "-q"]));
+    verified_session(&root, "s1", b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n");
+    // Garbage: a stored snapshot whose blob the stat cache names, and a crashed writer's file.
+    std::fs::write(root.join("b.txt"), b"garbage\n").unwrap();
+    std::thread::sleep(Duration::from_millis(2100));
+    let g = stored_snapshot(&root);
+    std::fs::write(root.join(".genesis/tmp/.tmp-crashed"), b"half").unwrap();
+    let garbage_blob = obj(&sha(b"garbage\n"));
+    let caches: Vec<String> = store_files(&root)
+        .into_iter()
+        .filter(|f| f.starts_with("statcache/"))
+        .collect();
+    assert_eq!(caches.len(), 1);
+    let pristine = tmp.path().join("pristine");
+    copy_tree(&root.join(".genesis"), &pristine);
+    let restore = || copy_tree(&pristine, &root.join(".genesis"));
+
+    // The uninterrupted run, counting its steps.
+    let trace = tmp.path().join("trace");
+    let o = run_env(&root, &["gc", "--prune=now"], &[("GENESIS_FAULT_TRACE", trace.display().to_string())]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let steps = std::fs::read_to_string(&trace).unwrap();
+    let n = steps.lines().count();
+    assert!(steps.lines().next().unwrap().contains("remove") && steps.contains("statcache"), "{steps}");
+    let fin = without_caches(store_files(&root));
+    let gone = set(&[
+        &format!("snapshots/{g}.json"),
+        &format!("snapshots/{g}.exec.json"),
+        &obj(&g),
+        &garbage_blob,
+        "tmp/.tmp-crashed",
+    ]);
+    assert_eq!(without_caches(files_in(&pristine)), &fin | &gone);
+    // The stat cache first; the document durably gone before its sidecar; then objects and
+    // temporary files, each directory synced after its removals.
+    let cache = &caches[0];
+    let (blob_fan, blob_rest) = garbage_blob["objects/".len()..].split_at(2);
+    let (g_fan, g_rest) = (&g[..2], &g[2..]);
+    let mut expected = vec![
+        format!("remove ./.genesis/{cache}"),
+        "fsync-dir ./.genesis/statcache".to_owned(),
+        format!("remove ./.genesis/snapshots/{g}.json"),
+        "fsync-dir ./.genesis/snapshots".to_owned(),
+        format!("remove ./.genesis/snapshots/{g}.exec.json"),
+        "fsync-dir ./.genesis/snapshots".to_owned(),
+    ];
+    let mut objs = [
+        (blob_fan.to_owned(), blob_rest[1..].to_owned()),
+        (g_fan.to_owned(), g_rest.to_owned()),
+    ];
+    objs.sort();
+    for (fan, rest) in &objs {
+        expected.push(format!("remove ./.genesis/objects/{fan}/{rest}"));
+    }
+    for (fan, _) in &objs {
+        expected.push(format!("fsync-dir ./.genesis/objects/{fan}"));
+    }
+    expected.push("remove ./.genesis/tmp/.tmp-crashed".to_owned());
+    expected.push("fsync-dir ./.genesis/tmp".to_owned());
+    let got: Vec<String> = steps
+        .lines()
+        .map(|l| l.split_once(' ').unwrap().1.to_owned())
+        .collect();
+    assert_eq!(got, expected);
+    for step in 1..=n {
+        restore();
+        let o = run_env(&root, &["gc", "--prune=now"], &[("GENESIS_FAULT", format!("{step}:abort"))]);
+        assert_eq!(code(&o), None, "step {step}: {}", stderr(&o));
+        let now = store_files(&root);
+        for f in &now {
+            if let Some(id) = f.strip_prefix("snapshots/").and_then(|f| f.strip_suffix(".json"))
+                && !id.ends_with(".exec")
+            {
+                assert!(now.contains(&format!("snapshots/{id}.exec.json")), "step {step}: {f} without its sidecar");
+            }
+        }
+        if !now.contains(&garbage_blob) {
+            assert!(!now.contains(&caches[0]), "step {step}: a stat cache names a removed blob");
+        }
+        ok(&run_in(&root, &["status", "s1"]));
+        ok(&run_in(&root, &["replay", "s1"]));
+        ok(&run_in(&root, &["verify", "s1"]));
+        ok(&run_in(&root, &["apply", "s1", "--dry-run"]));
+        let o = ok_json(&run_in(&root, &["--json", "gc", "--prune=now"]));
+        assert!(o["count"].as_u64().unwrap() <= 6, "step {step}: {o}");
+        assert_eq!(without_caches(store_files(&root)), fin, "step {step}");
+        ok(&run_in(&root, &["open", "-q", "--session", "s2"]));
+        let o = ok_json(&run_in(&root, &["--json", "gc", "--prune=now"]));
+        assert_eq!(o["count"], 0, "step {step}: the new session is complete: {o}");
+    }
 }
