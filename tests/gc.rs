@@ -173,7 +173,7 @@ fn unreferenced_snapshot_goes_only_after_the_prune_limit() {
 
     let o = run_in(root, &["gc"]);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), format!("removed 4 files, {bytes} bytes freed\nkept 3 objects, 0 unreferenced but younger than --prune=1209600\n"));
+    assert_eq!(stdout(&o), format!("removed 4 files, {bytes} bytes freed\nkept 3 objects\n"));
     assert_eq!(
         store_files(root).into_iter().filter(|f| !f.starts_with("statcache/")).collect::<BTreeSet<_>>(),
         kept

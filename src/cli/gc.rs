@@ -56,16 +56,16 @@ fn print_human(out: &GcOutcome) {
     } else {
         crate::outln!("removed {files}, {bytes} freed");
     }
-    let limit = if out.expire_s == 0 {
-        "--prune=now".to_owned()
+    let kept = plural(out.kept_objects, "object", "objects");
+    if out.kept_recent == 0 {
+        crate::outln!("kept {kept}");
     } else {
-        format!("--prune={}", out.expire_s)
-    };
-    crate::outln!(
-        "kept {}, {} unreferenced but younger than {limit}",
-        plural(out.kept_objects, "object", "objects"),
-        out.kept_recent
-    );
+        crate::outln!(
+            "kept {kept}, {} of them unreferenced but younger than --prune ({} s)",
+            out.kept_recent,
+            out.expire_s
+        );
+    }
 }
 
 /// Runs gc (after finishing interrupted applies, as every command does). `--json`:
