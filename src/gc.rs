@@ -37,7 +37,9 @@ use std::time::{Duration, SystemTime};
 use crate::error_kind::ErrorKind;
 use crate::hash::Digest;
 use crate::journal::Journal;
-use crate::session::{PatchEntry, Session, SessionError, SessionState, SnapshotState, Verification};
+use crate::session::{
+    PatchEntry, Session, SessionError, SessionState, SnapshotState, Verification,
+};
 use crate::store::{Store, StoreError, fsync_dir};
 
 /// The default prune limit in seconds: 2 weeks, git's `gc.pruneExpire`.
@@ -645,7 +647,10 @@ pub fn gc(store: &Store, opts: &GcOptions) -> Result<GcOutcome, GcError> {
             || inv.sidecars.get(id).is_some_and(young)
             || inv.objects.get(id).is_some_and(young);
         if part_young {
-            marks.snapshot(*id, &format!("snapshots/{id}.json (younger than the limit)"));
+            marks.snapshot(
+                *id,
+                &format!("snapshots/{id}.json (younger than the limit)"),
+            );
         }
     }
     for (id, f) in &inv.objects {

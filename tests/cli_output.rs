@@ -525,6 +525,9 @@ fn gc_dry_run_and_removal() {
         );
         assert_eq!(snap(&p, json, "gc_now", &["gc", "--prune=now"]), Some(0));
         assert_eq!(snap(&p, json, "gc_again", &["gc", "--prune=now"]), Some(0));
-        assert_eq!(snap(&p, json, "gc_bad_prune", &["gc", "--prune=soon"]), Some(2));
+        assert_eq!(
+            snap(&p, json, "gc_bad_prune", &["gc", "--prune=soon"]),
+            Some(2)
+        );
     }
 }

@@ -128,7 +128,11 @@ fn unreferenced_snapshot_goes_only_after_the_prune_limit() {
         &obj(&sha(b"one\n")),
     ]);
     assert_eq!(
-        before.iter().filter(|f| !f.starts_with("statcache/")).cloned().collect::<BTreeSet<_>>(),
+        before
+            .iter()
+            .filter(|f| !f.starts_with("statcache/"))
+            .cloned()
+            .collect::<BTreeSet<_>>(),
         &garbage | &kept
     );
 
@@ -142,7 +146,10 @@ fn unreferenced_snapshot_goes_only_after_the_prune_limit() {
 
     age_store(root, 30 * DAY);
     // Older than the limit given: kept.
-    let o = ok_json(&run_in(root, &["--json", "gc", "--prune", &(31 * DAY).to_string()]));
+    let o = ok_json(&run_in(
+        root,
+        &["--json", "gc", "--prune", &(31 * DAY).to_string()],
+    ));
     assert_eq!(o["count"], 0);
     assert_eq!(store_files(root), before);
 
@@ -153,14 +160,23 @@ fn unreferenced_snapshot_goes_only_after_the_prune_limit() {
     assert_eq!(removed_paths(&o), garbage);
     let bytes: u64 = garbage
         .iter()
-        .map(|f| std::fs::metadata(root.join(".genesis").join(f)).unwrap().len())
+        .map(|f| {
+            std::fs::metadata(root.join(".genesis").join(f))
+                .unwrap()
+                .len()
+        })
         .sum();
     assert_eq!(o["bytes"], bytes);
     assert_eq!(store_files(root), before);
     // Human dry run: one line per file, then the sum.
     let human = ok(&run_in(root, &["gc", "--dry-run"]));
     assert_eq!(human.lines().count(), 6, "{human}");
-    assert!(human.contains(&format!("would remove 4 files, {bytes} bytes (dry run: nothing removed)")), "{human}");
+    assert!(
+        human.contains(&format!(
+            "would remove 4 files, {bytes} bytes (dry run: nothing removed)"
+        )),
+        "{human}"
+    );
 
     // The v0.1 document goes before its sidecar, its canonical object and its blob.
     let kinds: Vec<&str> = o["removed"]
@@ -173,9 +189,15 @@ fn unreferenced_snapshot_goes_only_after_the_prune_limit() {
 
     let o = run_in(root, &["gc"]);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), format!("removed 4 files, {bytes} bytes freed\nkept 3 objects\n"));
     assert_eq!(
-        store_files(root).into_iter().filter(|f| !f.starts_with("statcache/")).collect::<BTreeSet<_>>(),
+        stdout(&o),
+        format!("removed 4 files, {bytes} bytes freed\nkept 3 objects\n")
+    );
+    assert_eq!(
+        store_files(root)
+            .into_iter()
+            .filter(|f| !f.starts_with("statcache/"))
+            .collect::<BTreeSet<_>>(),
         kept
     );
     ok(&run_in(root, &["status", "s1"]));
@@ -216,7 +238,12 @@ fn stale_temporary_files_go_young_ones_stay() {
     let root = ws.path();
     let g = root.join(".genesis");
     std::fs::write(g.join("tmp/.tmp-crashed"), b"half an object").unwrap();
-    let fan = std::fs::read_dir(g.join("objects")).unwrap().next().unwrap().unwrap().path();
+    let fan = std::fs::read_dir(g.join("objects"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let fan_name = fan.file_name().unwrap().to_string_lossy().into_owned();
     std::fs::write(fan.join(".tmp-abc"), b"xx").unwrap();
     std::fs::write(g.join("snapshots/.tmp-def"), b"yyy").unwrap();
@@ -231,7 +258,13 @@ fn stale_temporary_files_go_young_ones_stay() {
     ]);
     assert_eq!(removed_paths(&o), gone);
     assert_eq!(o["bytes"], 14 + 2 + 3);
-    assert!(o["removed"].as_array().unwrap().iter().all(|r| r["kind"] == "temporary"));
+    assert!(
+        o["removed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["kind"] == "temporary")
+    );
     assert_eq!(store_files(root), &before - &gone);
 }
 
@@ -243,17 +276,35 @@ fn rich_workspace() -> tempfile::TempDir {
     let root = tmp.path().join("ws");
     write_tree(
         &root,
-        &[("genesis.json", manifest), ("a.txt", b"one\n"), ("c.txt", b"sea\n")],
+        &[
+            ("genesis.json", manifest),
+            ("a.txt", b"one\n"),
+            ("c.txt", b"sea\n"),
+        ],
     );
     ok(&run_in(&root, &["init", "-q"]));
     verified_session(&root, "s1", &new_file_diff("n1.txt"));
     ok(&run_in(&root, &["apply", "s1"]));
     let co = tmp.path().join("co");
-    ok(&run_in(&root, &["open", "-q", "--session", "s2", "--checkout", co.to_str().unwrap()]));
+    ok(&run_in(
+        &root,
+        &[
+            "open",
+            "-q",
+            "--session",
+            "s2",
+            "--checkout",
+            co.to_str().unwrap(),
+        ],
+    ));
     std::fs::write(co.join("a.txt"), b"unrecorded work\n").unwrap();
     ok(&run_in(&root, &["abort", "s2"]));
     ok(&run_in(&root, &["open", "-q", "--session", "s3"]));
-    ok(&patch_stdin(&root, "s3", b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+uno\n"));
+    ok(&patch_stdin(
+        &root,
+        "s3",
+        b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+uno\n",
+    ));
     std::fs::write(root.join("c.txt"), b"sea moved\n").unwrap();
     ok(&run_in(&root, &["rebase", "s3"]));
     tmp
@@ -263,10 +314,9 @@ fn rich_workspace() -> tempfile::TempDir {
 fn everything_a_session_names_is_kept() {
     let tmp = rich_workspace();
     let root = tmp.path().join("ws");
-    let state: Value = serde_json::from_slice(
-        &std::fs::read(root.join(".genesis/sessions/s3.state")).unwrap(),
-    )
-    .unwrap();
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(root.join(".genesis/sessions/s3.state")).unwrap())
+            .unwrap();
     let old_base = state["rebased"][0]["base"].as_str().unwrap().to_owned();
     let old_after = state["rebased"][0]["patches"][0]["after_snapshot"]
         .as_str()
@@ -277,7 +327,13 @@ fn everything_a_session_names_is_kept() {
     write_tree(&other, &[("g.txt", b"garbage\n")]);
     let g = ok(&run_in(
         &root,
-        &["--workspace", ".", "snapshot", "--identity", other.to_str().unwrap()],
+        &[
+            "--workspace",
+            ".",
+            "snapshot",
+            "--identity",
+            other.to_str().unwrap(),
+        ],
     ))
     .trim()
     .to_owned();
@@ -322,9 +378,15 @@ fn a_broken_reference_exits_4_and_removes_nothing() {
     let before = store_files(root);
     let o = run_in(root, &["--json", "gc"]);
     assert_eq!(code(&o), Some(4), "{}", stderr(&o));
-    let msg = json_out(&o)["error"]["message"].as_str().unwrap().to_owned();
+    let msg = json_out(&o)["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(
-        msg.contains(&format!("sessions/s1.json/patches/0/patch: object {} is not in the store", sha(diff))),
+        msg.contains(&format!(
+            "sessions/s1.json/patches/0/patch: object {} is not in the store",
+            sha(diff)
+        )),
         "{msg}"
     );
     assert!(msg.contains("1 broken reference; nothing removed"), "{msg}");
@@ -353,8 +415,16 @@ fn every_node_of_a_v0_2_tree_is_walked() {
     }
     ok(&run_in(&root, &["init", "-q"]));
     ok(&run_in(&root, &["open", "-q", "--session", "big"]));
-    let base = session_doc(&root, "big")["base_snapshot"].as_str().unwrap().to_owned();
-    assert!(!root.join(format!(".genesis/snapshots/{base}.json")).exists(), "a v0.2 tree");
+    let base = session_doc(&root, "big")["base_snapshot"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        !root
+            .join(format!(".genesis/snapshots/{base}.json"))
+            .exists(),
+        "a v0.2 tree"
+    );
     // One changed file: a new blob, and new nodes for d0/e0, d0 and the root.
     std::fs::write(root.join("d0/e0/f0.txt"), b"changed\n").unwrap();
     let changed = stored_snapshot(&root);
@@ -364,22 +434,32 @@ fn every_node_of_a_v0_2_tree_is_walked() {
     let o = ok_json(&run_in(&root, &["--json", "gc"]));
     let gone = removed_paths(&o);
     assert_eq!(o["count"], 4, "{o}");
-    assert!(gone.contains(&obj(&changed)) && gone.contains(&obj(&sha(b"changed\n"))), "{gone:?}");
-    assert!(!gone.iter().any(|p| p.starts_with("snapshots/") || p.starts_with("statcache/")));
+    assert!(
+        gone.contains(&obj(&changed)) && gone.contains(&obj(&sha(b"changed\n"))),
+        "{gone:?}"
+    );
+    assert!(
+        !gone
+            .iter()
+            .any(|p| p.starts_with("snapshots/") || p.starts_with("statcache/"))
+    );
     assert_eq!(store_files(&root), &before - &gone);
     ok(&run_in(&root, &["status", "big"]));
     ok(&run_in(&root, &["replay", "big"]));
 
     // A node below the base's root missing: reported with the directory that names it.
     let store = genesis::Store::open(&root.join(".genesis")).unwrap();
-    let node: Value = serde_json::from_slice(&store.read_object(&base.parse().unwrap()).unwrap()).unwrap();
+    let node: Value =
+        serde_json::from_slice(&store.read_object(&base.parse().unwrap()).unwrap()).unwrap();
     let d1 = node["directories"][1]["node"].as_str().unwrap().to_owned();
     std::fs::remove_file(root.join(".genesis").join(obj(&d1))).unwrap();
     let before = store_files(&root);
     let o = run_in(&root, &["gc", "--prune=now"]);
     assert_eq!(code(&o), Some(4));
     assert!(
-        stderr(&o).contains(&format!("tree node {base} directory \"d1\": tree node {d1}")),
+        stderr(&o).contains(&format!(
+            "tree node {base} directory \"d1\": tree node {d1}"
+        )),
         "{}",
         stderr(&o)
     );
@@ -415,7 +495,10 @@ fn a_stat_cache_naming_a_removed_blob_goes_too() {
         [
             ("stat_cache", cache),
             ("snapshot", format!("snapshots/{id}.json").as_str()),
-            ("executable_bits", format!("snapshots/{id}.exec.json").as_str()),
+            (
+                "executable_bits",
+                format!("snapshots/{id}.exec.json").as_str()
+            ),
             ("object", obj(&id).as_str().min(blob.as_str())),
             ("object", obj(&id).as_str().max(blob.as_str())),
         ]
@@ -437,7 +520,10 @@ fn a_concurrent_open_waits_for_gc() {
     std::fs::write(root.join("b.txt"), b"garbage\n").unwrap();
     let id = stored_snapshot(&root);
     let fifo = ws.path().join("trace.fifo");
-    let st = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let st = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(st.success());
     let mut gc = std::process::Command::new(env!("CARGO_BIN_EXE_genesis"))
         .args(["gc", "--prune=now"])
@@ -456,7 +542,10 @@ fn a_concurrent_open_waits_for_gc() {
         if held && std::fs::read_to_string(&lock).is_ok_and(|s| s.trim() == pid) {
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(30), "gc never took the lock");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "gc never took the lock"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // Still held a moment later (gc is blocked on the FIFO, under the lock).
@@ -464,7 +553,11 @@ fn a_concurrent_open_waits_for_gc() {
     assert!(gc.try_wait().unwrap().is_none());
     let o = run_in(&root, &["--wait", "0", "open", "--session", "s2"]);
     assert_eq!(code(&o), Some(3), "{}", stderr(&o));
-    assert!(stderr(&o).contains(&format!("locked by pid {pid}")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("locked by pid {pid}")),
+        "{}",
+        stderr(&o)
+    );
     let waiting = std::process::Command::new(env!("CARGO_BIN_EXE_genesis"))
         .args(["--wait", "60", "open", "-q", "--session", "s2"])
         .current_dir(&root)
@@ -480,10 +573,20 @@ fn a_concurrent_open_waits_for_gc() {
     let reader = std::thread::spawn(move || std::fs::read(moved).unwrap());
     let out = gc.wait_with_output().unwrap();
     reader.join().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!store_files(&root).contains(&format!("snapshots/{id}.json")));
     let o = waiting.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     ok(&run_in(&root, &["status", "s2"]));
     let o = ok_json(&run_in(&root, &["--json", "gc", "--prune=now"]));
     assert_eq!(o["count"], 0, "{o}");
@@ -508,7 +611,11 @@ fn a_crash_at_every_step_leaves_a_working_store() {
     let root = tmp.path().join("ws");
     write_tree(&root, &[("genesis.json", MANIFEST), ("a.txt", b"one\n")]);
     ok(&run_in(&root, &["init", "-q"]));
-    verified_session(&root, "s1", b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n");
+    verified_session(
+        &root,
+        "s1",
+        b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n",
+    );
     // Garbage: a stored snapshot whose blob the stat cache names, and a crashed writer's file.
     std::fs::write(root.join("b.txt"), b"garbage\n").unwrap();
     std::thread::sleep(Duration::from_millis(2100));
@@ -526,11 +633,18 @@ fn a_crash_at_every_step_leaves_a_working_store() {
 
     // The uninterrupted run, counting its steps.
     let trace = tmp.path().join("trace");
-    let o = run_env(&root, &["gc", "--prune=now"], &[("GENESIS_FAULT_TRACE", trace.display().to_string())]);
+    let o = run_env(
+        &root,
+        &["gc", "--prune=now"],
+        &[("GENESIS_FAULT_TRACE", trace.display().to_string())],
+    );
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
     let steps = std::fs::read_to_string(&trace).unwrap();
     let n = steps.lines().count();
-    assert!(steps.lines().next().unwrap().contains("remove") && steps.contains("statcache"), "{steps}");
+    assert!(
+        steps.lines().next().unwrap().contains("remove") && steps.contains("statcache"),
+        "{steps}"
+    );
     let fin = without_caches(store_files(&root));
     let gone = set(&[
         &format!("snapshots/{g}.json"),
@@ -573,18 +687,30 @@ fn a_crash_at_every_step_leaves_a_working_store() {
     assert_eq!(got, expected);
     for step in 1..=n {
         restore();
-        let o = run_env(&root, &["gc", "--prune=now"], &[("GENESIS_FAULT", format!("{step}:abort"))]);
+        let o = run_env(
+            &root,
+            &["gc", "--prune=now"],
+            &[("GENESIS_FAULT", format!("{step}:abort"))],
+        );
         assert_eq!(code(&o), None, "step {step}: {}", stderr(&o));
         let now = store_files(&root);
         for f in &now {
-            if let Some(id) = f.strip_prefix("snapshots/").and_then(|f| f.strip_suffix(".json"))
+            if let Some(id) = f
+                .strip_prefix("snapshots/")
+                .and_then(|f| f.strip_suffix(".json"))
                 && !id.ends_with(".exec")
             {
-                assert!(now.contains(&format!("snapshots/{id}.exec.json")), "step {step}: {f} without its sidecar");
+                assert!(
+                    now.contains(&format!("snapshots/{id}.exec.json")),
+                    "step {step}: {f} without its sidecar"
+                );
             }
         }
         if !now.contains(&garbage_blob) {
-            assert!(!now.contains(&caches[0]), "step {step}: a stat cache names a removed blob");
+            assert!(
+                !now.contains(&caches[0]),
+                "step {step}: a stat cache names a removed blob"
+            );
         }
         ok(&run_in(&root, &["status", "s1"]));
         ok(&run_in(&root, &["replay", "s1"]));
@@ -595,6 +721,9 @@ fn a_crash_at_every_step_leaves_a_working_store() {
         assert_eq!(without_caches(store_files(&root)), fin, "step {step}");
         ok(&run_in(&root, &["open", "-q", "--session", "s2"]));
         let o = ok_json(&run_in(&root, &["--json", "gc", "--prune=now"]));
-        assert_eq!(o["count"], 0, "step {step}: the new session is complete: {o}");
+        assert_eq!(
+            o["count"], 0,
+            "step {step}: the new session is complete: {o}"
+        );
     }
 }
