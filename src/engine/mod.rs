@@ -56,13 +56,13 @@ pub use apply::{ApplyError, ApplyOptions, ApplyOutcome};
 pub use error::{ConflictKind, DirectoryError, EngineError, PathConflict, SessionAccessError};
 pub(crate) use error::{from_directory_error, from_session_access};
 pub use locked::LockedSession;
-pub use log::{ObligationReport, VerificationLog};
 pub use open::{OpenError, OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome, PatchSessionError};
-pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
 pub use recover::{RecoverOptions, RecoverOutcome};
 pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep};
 pub use verify::{VerifyError, VerifyOptions, VerifyOutcome};
+pub use log::{ObligationReport, VerificationLog};
+pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
 
 /// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
 /// `open`, `patch`, `verify`, `apply` and `abort` report their events through it.
