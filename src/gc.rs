@@ -370,7 +370,8 @@ impl Marks<'_> {
             match self.store.read_snapshot(&id) {
                 Ok((snap, _)) => {
                     for f in snap.files() {
-                        self.object(f.blob, &format!("snapshot {id} file {}", f.path), true);
+                        let at = format!("{from}: snapshot {id} file {}", f.path);
+                        self.object(f.blob, &at, true);
                     }
                 }
                 Err(e) => {
@@ -385,10 +386,11 @@ impl Marks<'_> {
         }
     }
 
-    /// The v0.2 tree whose root node is `root`: every node, every blob.
+    /// The v0.2 tree whose root node is `root`: every node, every blob. A problem names
+    /// `from` (who refers to the tree), then the node and entry below it.
     fn tree(&mut self, root: Digest, from: &str) {
-        let mut stack = vec![(root, from.to_owned())];
-        while let Some((id, from)) = stack.pop() {
+        let mut stack = vec![(root, format!("tree {root}"))];
+        while let Some((id, at)) = stack.pop() {
             if self.objects.contains(&id) && id != root {
                 continue;
             }
@@ -400,13 +402,15 @@ impl Marks<'_> {
             let node = match node {
                 Ok(n) => n,
                 Err(e) => {
-                    self.problems.insert(format!("{from}: tree node {id}: {e}"));
+                    self.problems
+                        .insert(format!("{from}: {at}: tree node {id}: {e}"));
                     continue;
                 }
             };
             self.objects.insert(id);
             for f in &node.files {
-                self.object(f.blob, &format!("tree node {id} file {:?}", f.name), true);
+                let at = format!("{from}: tree node {id} file {:?}", f.name);
+                self.object(f.blob, &at, true);
             }
             for d in &node.directories {
                 if !self.objects.contains(&d.node) {

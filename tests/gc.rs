@@ -447,6 +447,20 @@ fn every_node_of_a_v0_2_tree_is_walked() {
     ok(&run_in(&root, &["status", "big"]));
     ok(&run_in(&root, &["replay", "big"]));
 
+    // A young tree keeps the old nodes it shares with an unreferenced old tree: T1 (d0
+    // changed) ages; T2 (T1 and d1 changed) is new; only T1's root goes.
+    let t1 = stored_snapshot(&root);
+    age_store(&root, 30 * DAY);
+    std::fs::write(root.join("d1/e1/f1.txt"), b"changed too\n").unwrap();
+    let t2 = stored_snapshot(&root);
+    drop_stat_caches(&root);
+    let before = store_files(&root);
+    let o = ok_json(&run_in(&root, &["--json", "gc"]));
+    assert_eq!(removed_paths(&o), set(&[&obj(&t1)]), "{o}");
+    assert_eq!(store_files(&root), &before - &set(&[&obj(&t1)]));
+    let d = ok(&run_in(&root, &["diff", &base, &t2, "--name-status"]));
+    assert_eq!(d, "M\td0/e0/f0.txt\nM\td1/e1/f1.txt\n");
+
     // A node below the base's root missing: reported with the directory that names it.
     let store = genesis::Store::open(&root.join(".genesis")).unwrap();
     let node: Value =
@@ -685,6 +699,24 @@ fn a_crash_at_every_step_leaves_a_working_store() {
         .map(|l| l.split_once(' ').unwrap().1.to_owned())
         .collect();
     assert_eq!(got, expected);
+    // An I/O error at any step: exit 4, the message says to run gc again, and that finishes.
+    for step in 1..=n {
+        restore();
+        let o = run_env(
+            &root,
+            &["gc", "--prune=now"],
+            &[("GENESIS_FAULT", format!("{step}:eio"))],
+        );
+        assert_eq!(code(&o), Some(4), "step {step}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("run `genesis gc` again to finish"),
+            "{}",
+            stderr(&o)
+        );
+        ok(&run_in(&root, &["gc", "--prune=now"]));
+        assert_eq!(without_caches(store_files(&root)), fin, "step {step}");
+    }
+
     for step in 1..=n {
         restore();
         let o = run_env(
@@ -725,5 +757,50 @@ fn a_crash_at_every_step_leaves_a_working_store() {
             o["count"], 0,
             "step {step}: the new session is complete: {o}"
         );
+    }
+}
+
+/// The library call: `gc` takes the store lock (a held lock is `StoreError::Locked`, exit 3,
+/// after the wait) and reports broken references as a typed error.
+#[test]
+fn the_library_call_takes_the_lock_and_types_its_errors() {
+    use genesis::gc::{Expire, GcError, GcOptions, gc};
+    let ws = base_workspace();
+    let store = genesis::Store::open(&ws.path().join(".genesis")).unwrap();
+    let opts = GcOptions {
+        expire: Expire::Now,
+        dry_run: true,
+        lock_wait: Duration::ZERO,
+    };
+    let held = store.lock(Duration::ZERO).unwrap();
+    let e = gc(&store, &opts).unwrap_err();
+    assert!(
+        matches!(e, GcError::Store(genesis::store::StoreError::Locked { .. })),
+        "{e}"
+    );
+    assert_eq!(e.kind().exit_code(), 3);
+    drop(held);
+    let out = gc(&store, &opts).unwrap();
+    assert_eq!(
+        (out.removed.len(), out.kept_objects, out.kept_recent),
+        (0, 3, 0)
+    );
+    std::fs::remove_file(ws.path().join(".genesis").join(obj(&sha(b"one\n")))).unwrap();
+    match gc(&store, &opts).unwrap_err() {
+        GcError::Broken { problems, .. } => {
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert!(
+                problems[0].starts_with("sessions/s1.json/base_snapshot: snapshot "),
+                "{problems:?}"
+            );
+            assert!(
+                problems[0].ends_with(&format!(
+                    "file a.txt: object {} is not in the store",
+                    sha(b"one\n")
+                )),
+                "{problems:?}"
+            );
+        }
+        e => panic!("{e}"),
     }
 }
