@@ -27,6 +27,7 @@ pub mod error_kind;
 pub mod events;
 pub(crate) mod fault;
 pub mod fsmode;
+pub mod gc;
 pub mod hash;
 pub mod journal;
 pub mod json;

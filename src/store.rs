@@ -628,7 +628,8 @@ impl Store {
             Ok((digest, len))
         };
         // A cache hit names a blob that was stored when the entry was made, and the store
-        // never deletes objects: no need to look for it (one `stat` per file saved).
+        // deletes an object only in `genesis gc`, which first removes every stat cache naming
+        // it ([`crate::gc`]): no need to look for it (one `stat` per file saved).
         let present = |_: &Digest| true;
         let outcome = snapshot_dir_using(
             root,

@@ -504,3 +504,30 @@ fn skipped_once_and_coloured_diff_refused() {
         );
     }
 }
+
+#[test]
+fn gc_dry_run_and_removal() {
+    for json in [false, true] {
+        let p = pinned();
+        assert_eq!(p.run(&["init"]).status.code(), Some(0));
+        assert_eq!(p.run(&["open"]).status.code(), Some(0));
+        // A snapshot no session names, and a crashed writer's temporary file.
+        std::fs::write(p.root.join("notes.txt"), b"not in any session\n").unwrap();
+        common::chmod(&p.root.join("notes.txt"), 0o644);
+        assert_eq!(p.run(&["snapshot", "--identity"]).status.code(), Some(0));
+        std::fs::write(p.root.join(".genesis/tmp/.tmp-crashed"), b"half").unwrap();
+        // Stat caches depend on file ages: not part of this output.
+        let _ = std::fs::remove_dir_all(p.root.join(".genesis/statcache"));
+        assert_eq!(snap(&p, json, "gc_young", &["gc"]), Some(0));
+        assert_eq!(
+            snap(&p, json, "gc_dry_run", &["gc", "--dry-run", "--prune=now"]),
+            Some(0)
+        );
+        assert_eq!(snap(&p, json, "gc_now", &["gc", "--prune=now"]), Some(0));
+        assert_eq!(snap(&p, json, "gc_again", &["gc", "--prune=now"]), Some(0));
+        assert_eq!(
+            snap(&p, json, "gc_bad_prune", &["gc", "--prune=soon"]),
+            Some(2)
+        );
+    }
+}

@@ -7,7 +7,7 @@ mod common;
 
 use common::{code, ok, run_in, stderr, stdout};
 
-const ALL: [&str; 20] = [
+const ALL: [&str; 21] = [
     "init",
     "snapshot",
     "diff",
@@ -28,6 +28,7 @@ const ALL: [&str; 20] = [
     "completions",
     "man",
     "mcp",
+    "gc",
 ];
 
 const EMITTING: [&str; 6] = ["open", "patch", "verify", "apply", "abort", "bpt"];

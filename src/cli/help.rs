@@ -206,3 +206,18 @@ Examples:
   genesis mcp --workspace ~/project    # in an MCP client's \"mcpServers\" entry
 
 Exit status: 0 the client closed standard input; 2 the workspace does not exist; 4 I/O error.";
+
+/// After `genesis gc --help`.
+pub const GC: &str = "\
+Examples:
+  genesis gc --dry-run              list what would go (paths and bytes on disk)
+  genesis gc                        remove what nothing references, older than 2 weeks
+  genesis gc --prune=now            also what was made a moment ago (snapshot --store)
+
+Roots: every session (document and state) and every journal; anything younger than --prune
+(seconds, or now; default 1209600 = 2 weeks, by modification time) is kept too, as git's
+gc.pruneExpire.
+
+Exit status: 0 done (or nothing to do); 2 a session file with a key twice; 3 the store is
+locked; 4 a referenced object or snapshot is missing or corrupt (nothing removed), or an
+I/O error.";

@@ -8,6 +8,7 @@ mod complete;
 mod diff;
 mod error;
 mod events;
+mod gc;
 mod help;
 mod ids;
 mod init;
@@ -168,6 +169,10 @@ enum Command {
     /// Finish an interrupted apply from its journal (every command also does this first).
     #[command(after_help = help::RECOVER)]
     Recover(recover::Args),
+    /// Remove store objects, snapshot documents and temporary files nothing references
+    /// (older than --prune, default 2 weeks); --dry-run lists them.
+    #[command(after_help = help::GC)]
+    Gc(gc::Args),
     /// Act on a Block Play Table A2A execution request (START, RETRY, CONTINUE,
     /// INTERACTION_RESPONSE); events go to --events in the bpt dialect.
     #[command(after_help = help::BPT)]
@@ -414,6 +419,7 @@ pub fn run() -> ExitCode {
         Command::Log(a) => log::run(&ctx, a),
         Command::Replay(a) => replay::run(&ctx, a),
         Command::Recover(a) => recover::run(&ctx, a),
+        Command::Gc(a) => gc::run(&ctx, a),
         Command::Bpt(a) => bpt::run(&ctx, a),
         Command::Completions(a) => complete::completions(a),
         Command::Man(a) => complete::man(a),

@@ -58,6 +58,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if args.no_store {
         opts.store_dir = None;
     }
+    // Writing into the store holds its lock, as every writer does, so `genesis gc` never
+    // removes an object this snapshot reuses (or its stat cache trusts) meanwhile.
+    let _lock = match &store {
+        Some(s) => Some(s.lock(ctx.wait())?),
+        None => None,
+    };
     let pb = super::verify::spinner(format!("snapshotting {}", dir.display()));
     let result = match &store {
         Some(s) => s
