@@ -754,11 +754,13 @@ pub fn gc(store: &Store, opts: &GcOptions) -> Result<GcOutcome, GcError> {
         .keys()
         .filter(|d| marks.objects.contains(d) && !referenced.contains(d))
         .count();
-    let bytes = plan.iter().map(|r| r.bytes).sum();
 
+    let mut plan = plan;
     if !opts.dry_run {
-        remove_all(store, &plan)?;
+        let kept = remove_all(store, &plan, cutoff)?;
+        plan.retain(|r| !kept.contains(&r.path));
     }
+    let bytes = plan.iter().map(|r| r.bytes).sum();
     Ok(GcOutcome {
         dry_run: opts.dry_run,
         expire_s: opts.expire.seconds(),
@@ -771,8 +773,16 @@ pub fn gc(store: &Store, opts: &GcOptions) -> Result<GcOutcome, GcError> {
 }
 
 /// Removes `plan` in order, each directory fsynced once its removals are done (before the
-/// next kind of file goes), every step a fault-injection point (`remove PATH`).
-fn remove_all(store: &Store, plan: &[Removed]) -> Result<(), GcError> {
+/// next kind of file goes), every step a fault-injection point (`remove PATH`). An object
+/// modified after `cutoff` since the walk (freshened by a writer that does not hold the lock,
+/// see `Store::write_object`) is kept, as git's prune checks the time again before it
+/// unlinks. Returns the paths kept so.
+fn remove_all(
+    store: &Store,
+    plan: &[Removed],
+    cutoff: SystemTime,
+) -> Result<BTreeSet<PathBuf>, GcError> {
+    let mut kept = BTreeSet::new();
     let mut dirty: BTreeSet<PathBuf> = BTreeSet::new();
     let mut last_kind = None;
     let flush = |dirty: &mut BTreeSet<PathBuf>| -> Result<(), GcError> {
@@ -795,6 +805,14 @@ fn remove_all(store: &Store, plan: &[Removed]) -> Result<(), GcError> {
             source,
         };
         crate::fault::point(&format!("remove {}", path.display())).map_err(remove_err)?;
+        if r.kind == RemovedKind::Object
+            && std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t > cutoff)
+        {
+            kept.insert(r.path.clone());
+            continue;
+        }
         match std::fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -804,5 +822,6 @@ fn remove_all(store: &Store, plan: &[Removed]) -> Result<(), GcError> {
             dirty.insert(parent.to_path_buf());
         }
     }
-    flush(&mut dirty)
+    flush(&mut dirty)?;
+    Ok(kept)
 }

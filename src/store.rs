@@ -291,7 +291,13 @@ impl Store {
     /// [`StoreError::Io`] on file-system failure.
     pub fn write_object(&self, data: &[u8]) -> Result<Digest, StoreError> {
         let digest = Digest::of(data);
-        if !self.has_object(&digest) {
+        // An object already present is freshened (its modification time set to now), as git's
+        // `freshen_loose_object`, so a `gc` racing with a writer that does not hold the store
+        // lock (verify writes its logs and acceptance record before it retakes the lock) never
+        // removes an object just written for a reference about to be recorded (DESIGN
+        // section 3, "Garbage collection"). If it cannot be freshened, it is written again.
+        let present = self.has_object(&digest) && self.freshen(&digest);
+        if !present {
             let path = self.object_path(&digest);
             let dir = path.parent().expect("object path has a parent");
             std::fs::create_dir_all(dir).map_err(io_err(dir))?;
@@ -300,6 +306,13 @@ impl Store {
             write_atomic(dir, &digest.to_hex()[2..], &frame)?;
         }
         Ok(digest)
+    }
+
+    /// Sets the modification time of the object `digest` to now; false if that failed.
+    fn freshen(&self, digest: &Digest) -> bool {
+        std::fs::File::open(self.object_path(digest))
+            .and_then(|f| f.set_modified(std::time::SystemTime::now()))
+            .is_ok()
     }
 
     /// Reads the object `digest` whole into memory (decompressed, [`codec`]), checking its

@@ -804,3 +804,37 @@ fn the_library_call_takes_the_lock_and_types_its_errors() {
         e => panic!("{e}"),
     }
 }
+
+/// Writing an object that is already stored freshens it (as git's `freshen_loose_object`), so
+/// a writer outside the store lock (verify's logs) never loses an old unreferenced object it
+/// just wrote again to gc: an old object written again is kept by the default prune limit.
+#[test]
+fn writing_an_existing_object_again_freshens_it_so_gc_keeps_it() {
+    use genesis::gc::{Expire, GcOptions, gc};
+    let d = tempfile::tempdir().unwrap();
+    let store = genesis::store::Store::init(&d.path().join("store")).unwrap();
+    let digest = store.write_object(b"log\n").unwrap();
+    let path = store.object_path(&digest);
+    let three_weeks = SystemTime::now() - Duration::from_secs(21 * 24 * 3600);
+    std::fs::File::open(&path)
+        .unwrap()
+        .set_modified(three_weeks)
+        .unwrap();
+    let opts = GcOptions {
+        expire: Expire::OlderThan(Duration::from_secs(14 * 24 * 3600)),
+        dry_run: true,
+        lock_wait: Duration::ZERO,
+    };
+    // Old and unreferenced: gc would remove it.
+    let out = gc(&store, &opts).unwrap();
+    assert_eq!(out.removed.len(), 1, "{out:?}");
+    // Written again: freshened, and kept.
+    assert_eq!(store.write_object(b"log\n").unwrap(), digest);
+    let age = SystemTime::now()
+        .duration_since(std::fs::metadata(&path).unwrap().modified().unwrap())
+        .unwrap();
+    assert!(age < Duration::from_secs(60), "{age:?}");
+    let out = gc(&store, &opts).unwrap();
+    assert!(out.removed.is_empty(), "{out:?}");
+    assert!(path.is_file());
+}
