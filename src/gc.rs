@@ -755,7 +755,6 @@ pub fn gc(store: &Store, opts: &GcOptions) -> Result<GcOutcome, GcError> {
         .filter(|d| marks.objects.contains(d) && !referenced.contains(d))
         .count();
 
-    let mut plan = plan;
     if !opts.dry_run {
         let kept = remove_all(store, &plan, cutoff)?;
         plan.retain(|r| !kept.contains(&r.path));
