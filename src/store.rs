@@ -14,17 +14,16 @@
 //! sessions/  journal/  tmp/     used by sessions and apply
 //! ```
 //!
-//! Every write is: temp file in the target directory → write → `fsync` → rename → `fsync` of
-//! the directory ([`write_atomic`]). An object is checked against its name when it is read
-//! back; a mismatch is [`StoreError::Corrupt`], and the content is never returned.
+//! Every write: temp file in the target directory → `fsync` → rename → `fsync` of the directory
+//! ([`write_atomic`]). An object is checked against its name when read back; a mismatch is
+//! [`StoreError::Corrupt`], and the content is never returned.
 //!
 //! Snapshots of both formats (DESIGN sections 2 and 3, [`crate::snapshot::SnapshotFormat`]):
 //! - v0.1: `snapshots/<identity>.json` and its sidecar, as before; in addition, the canonical
 //!   bytes the identity hashes (the document without `identity`) are stored as the object
 //!   `<identity>`, so every stored snapshot also hashes to its name.
-//! - v0.2: only objects: every node of the tree under its identity, as its exact canonical
-//!   bytes (the root's name is the tree's identity). No `snapshots/` file; the executable bits
-//!   are inside the nodes.
+//! - v0.2: only objects: every node under its identity as its exact canonical bytes (the
+//!   root's name is the tree's); no `snapshots/` file; executable bits inside the nodes.
 //!
 //! A reader tells them apart by what the store holds under the identity: a
 //! `snapshots/<identity>.json` document is v0.1; otherwise an object that is a
@@ -35,14 +34,13 @@
 //! executable bits: when two trees differ only in executable bits, the sidecar holds the bits
 //! of the last one stored. Sessions keep their own copy of the bits for each snapshot they use.
 
+use crate::hash::Digest;
+use crate::path::WorkspacePath;
+use crate::snapshot::{Snapshot, SnapshotDocumentError, SnapshotOutcome};
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-use crate::hash::Digest;
-use crate::path::WorkspacePath;
-use crate::snapshot::{Snapshot, SnapshotDocumentError, SnapshotOutcome};
 
 pub mod codec;
 mod trees;
@@ -291,11 +289,7 @@ impl Store {
     /// [`StoreError::Io`] on file-system failure.
     pub fn write_object(&self, data: &[u8]) -> Result<Digest, StoreError> {
         let digest = Digest::of(data);
-        // An object already present is freshened (its modification time set to now), as git's
-        // `freshen_loose_object`, so a `gc` racing with a writer that does not hold the store
-        // lock (verify writes its logs and acceptance record before it retakes the lock) never
-        // removes an object just written for a reference about to be recorded (DESIGN
-        // section 3, "Garbage collection"). If it cannot be freshened, it is written again.
+        // Present: freshened (mtime now, git's freshen_loose_object) for gc (DESIGN 3), else rewritten.
         let present = self.has_object(&digest) && self.freshen(&digest);
         if !present {
             let path = self.object_path(&digest);
@@ -309,10 +303,9 @@ impl Store {
     }
 
     /// Sets the modification time of the object `digest` to now; false if that failed.
-    fn freshen(&self, digest: &Digest) -> bool {
-        std::fs::File::open(self.object_path(digest))
-            .and_then(|f| f.set_modified(std::time::SystemTime::now()))
-            .is_ok()
+    fn freshen(&self, d: &Digest) -> bool {
+        let now = std::time::SystemTime::now();
+        File::open(self.object_path(d)).is_ok_and(|f| f.set_modified(now).is_ok())
     }
 
     /// Reads the object `digest` whole into memory (decompressed, [`codec`]), checking its
