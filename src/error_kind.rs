@@ -13,6 +13,7 @@ use crate::engine::{
 use crate::events::EventKind;
 use crate::journal::JournalError;
 use crate::manifest::ManifestError;
+use crate::patch::{PatchError, ReadError};
 use crate::session::SessionError;
 use crate::snapshot::SnapshotError;
 use crate::store::{SnapshotIntoError, StoreError};
@@ -153,6 +154,29 @@ impl OptionsError {
     }
 }
 
+impl ReadError {
+    /// See [`ErrorKind`]: a store error found reading the tree keeps its kind (corruption is
+    /// [`ErrorKind::Io`]); another reader's failure is I/O; a path the tree lacks is bad input.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ReadError::NotInTree => ErrorKind::BadInput,
+            ReadError::Diff(d) => d.kind(),
+            ReadError::Other(_) => ErrorKind::Io,
+        }
+    }
+}
+
+impl PatchError {
+    /// See [`ErrorKind`]: a patch that does not fit its tree is [`ErrorKind::BadInput`];
+    /// [`PatchError::Read`] has its source's kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            PatchError::Read { source, .. } => source.kind(),
+            _ => ErrorKind::BadInput,
+        }
+    }
+}
+
 impl DiffError {
     /// See [`ErrorKind`]. A closed output pipe is [`ErrorKind::Io`] here; a front end may
     /// treat it as a quiet end.
@@ -202,8 +226,8 @@ impl EngineError {
             EngineError::Snapshot(s) => s.kind(),
             EngineError::Journal(j) => j.kind(),
             EngineError::Diff(d) => d.kind(),
-            EngineError::Patch(_)
-            | EngineError::PathLimit(_)
+            EngineError::Patch(p) => p.kind(),
+            EngineError::PathLimit(_)
             | EngineError::VerifyPathLimit { .. }
             | EngineError::CheckoutPathLimit { .. }
             | EngineError::Unsafe { .. }
@@ -300,10 +324,10 @@ impl PatchSessionError {
             P::Snapshot(s) => s.kind(),
             P::Diff(d) => d.kind(),
             P::Verify(v) => v.kind(),
+            P::Patch(p) => p.kind(),
             P::NotOpen { .. } => ErrorKind::State,
             P::TooManyPatches { .. }
             | P::PatchInputMismatch { .. }
-            | P::Patch(_)
             | P::Unsafe { .. }
             | P::LeftOut { .. }
             | P::PathLimit(_)
@@ -530,6 +554,18 @@ mod tests {
             ErrorKind::Io
         );
         assert_eq!(SessionError::Store(corrupt()).kind(), ErrorKind::Io);
+        // Found reading a patch's pre-image (`patch`, `replay`, `rebase`).
+        let read = || PatchError::Read {
+            path: "f".into(),
+            source: ReadError::from(DiffError::Store(corrupt())),
+        };
+        assert_eq!(read().kind(), ErrorKind::Io);
+        assert_eq!(EngineError::Patch(read()).kind(), ErrorKind::Io);
+        assert_eq!(PatchSessionError::Patch(read()).kind(), ErrorKind::Io);
+        assert_eq!(
+            crate::engine::ReplayStepError::from(PatchSessionError::Patch(read())).kind(),
+            ErrorKind::Io
+        );
         assert_eq!(
             EngineError::StateWithoutManifest {
                 id: "s".into(),

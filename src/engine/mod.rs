@@ -23,7 +23,7 @@ use crate::journal::{FileState, Journal, JournalError, JournalOp};
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
 use crate::materialize::{MaterializeError, MaterializeOptions, materialize};
 use crate::obligation::{AcceptanceRecord, CommandResult, StaticResult, static_checks};
-use crate::patch::{FileChange, PatchError, PreImage, apply_patch};
+use crate::patch::{FileChange, PatchError, PreImage, ReadError, apply_patch};
 use crate::path::{WorkspacePath, absolute_resolved, forbidden_path};
 use crate::session::{
     self, MAX_PATCHES, ObligationLog, PatchEntry, SESSION_SCHEMA, Session, SessionError, SessionId,
@@ -61,7 +61,7 @@ pub use open::{OpenError, OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome, PatchSessionError};
 pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
 pub use recover::{RecoverOptions, RecoverOutcome};
-pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep};
+pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep, ReplayStepError};
 pub use verify::{VerifyError, VerifyOptions, VerifyOutcome};
 
 /// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
@@ -96,13 +96,13 @@ impl PreImage for TreeImage<'_> {
     fn contains(&self, path: &WorkspacePath) -> bool {
         self.0.snapshot.get(path.as_str()).is_some()
     }
-    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String> {
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, ReadError> {
         let f = self
             .0
             .snapshot
             .get(path.as_str())
-            .ok_or_else(|| format!("{path}: not in the snapshot"))?;
-        self.0.read(f).map_err(|e| e.to_string())
+            .ok_or(ReadError::NotInTree)?;
+        Ok(self.0.read(f)?)
     }
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.is_executable(path)
