@@ -330,6 +330,29 @@ impl Engine {
         Ok(())
     }
 
+    /// Stores `em`'s counters with its session (nothing when events are off or its sink
+    /// failed), as both front ends do after an operation. A failure (I/O, a store lock held
+    /// elsewhere) is one warning on standard error, `genesis: warning: session ID: the event
+    /// counters were not stored (…); the next command's events may repeat sequence numbers`,
+    /// never the operation's failure: a sink failure never turns an operation into a failure
+    /// (DESIGN section 8), and the operation (e.g. a committed apply) is done. Returns whether
+    /// the counters were stored (true when there was nothing to store).
+    pub fn save_event_counters(&self, em: &crate::events::Emitter) -> bool {
+        let Some(counters) = em.counters() else {
+            return true;
+        };
+        match self.store_event_counters(em.session(), counters) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!(
+                    "genesis: warning: session {}: the event counters were not stored ({e}); the next command's events may repeat sequence numbers",
+                    em.session()
+                );
+                false
+            }
+        }
+    }
+
     /// Reads a session and its state.
     ///
     /// # Errors
