@@ -246,6 +246,7 @@ impl EngineError {
             | EngineError::SavedFilesInvalid { .. }
             | EngineError::NoCheckoutToRestore { .. } => ErrorKind::BadInput,
             EngineError::NotOpen { .. }
+            | EngineError::RecoveryPending { .. }
             | EngineError::NotVerified { .. }
             | EngineError::NothingToRestore { .. }
             | EngineError::RebaseRefused { .. }
@@ -268,7 +269,9 @@ impl SessionAccessError {
             SessionAccessError::Store(s) => s.kind(),
             SessionAccessError::Session(s) => s.kind(),
             SessionAccessError::Manifest(m) => m.kind(),
-            SessionAccessError::NotOpen { .. } => ErrorKind::State,
+            SessionAccessError::NotOpen { .. } | SessionAccessError::RecoveryPending { .. } => {
+                ErrorKind::State
+            }
             SessionAccessError::StateWithoutManifest { .. } => ErrorKind::Io,
         }
     }
@@ -284,7 +287,9 @@ impl ApplyError {
             ApplyError::Snapshot(s) => s.kind(),
             ApplyError::Journal(j) => j.kind(),
             ApplyError::Unsafe { .. } => ErrorKind::BadInput,
-            ApplyError::NotOpen { .. } | ApplyError::NotVerified { .. } => ErrorKind::State,
+            ApplyError::NotOpen { .. }
+            | ApplyError::RecoveryPending { .. }
+            | ApplyError::NotVerified { .. } => ErrorKind::State,
             ApplyError::Conflict { .. } => ErrorKind::Conflict,
             ApplyError::StateWithoutManifest { .. } => ErrorKind::Io,
         }
@@ -300,7 +305,7 @@ impl VerifyError {
             VerifyError::Manifest(m) => m.kind(),
             VerifyError::Snapshot(s) => s.kind(),
             VerifyError::Diff(d) => d.kind(),
-            VerifyError::NotOpen { .. } => ErrorKind::State,
+            VerifyError::NotOpen { .. } | VerifyError::RecoveryPending { .. } => ErrorKind::State,
             VerifyError::SessionMoved { .. } => ErrorKind::Moved,
             VerifyError::VerifyPathLimit { .. }
             | VerifyError::NotApart { .. }
@@ -325,7 +330,7 @@ impl PatchSessionError {
             P::Diff(d) => d.kind(),
             P::Verify(v) => v.kind(),
             P::Patch(p) => p.kind(),
-            P::NotOpen { .. } => ErrorKind::State,
+            P::NotOpen { .. } | P::RecoveryPending { .. } => ErrorKind::State,
             P::TooManyPatches { .. }
             | P::PatchInputMismatch { .. }
             | P::Unsafe { .. }
@@ -369,7 +374,7 @@ impl AbortError {
             AbortError::Manifest(m) => m.kind(),
             AbortError::Snapshot(s) => s.kind(),
             AbortError::Journal(j) => j.kind(),
-            AbortError::NotOpen { .. } => ErrorKind::State,
+            AbortError::NotOpen { .. } | AbortError::RecoveryPending { .. } => ErrorKind::State,
             AbortError::Conflict { .. } => ErrorKind::Conflict,
             AbortError::Unsafe { .. } => ErrorKind::BadInput,
             AbortError::StateWithoutManifest { .. }

@@ -45,6 +45,19 @@ pub enum EngineError {
         /// Its status.
         status: Status,
     },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
+    },
     /// `restore` of a session that is not aborted, or whose abort saved nothing.
     #[error("session {id}: nothing to restore: {reason}")]
     NothingToRestore {
@@ -308,6 +321,19 @@ pub enum SessionAccessError {
         /// Its status.
         status: Status,
     },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
+    },
     /// The base manifest stored for the session is not valid.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
@@ -331,6 +357,7 @@ macro_rules! from_session_access {
                     A::Store(s) => $t::Store(s),
                     A::Session(s) => $t::Session(s),
                     A::NotOpen { id, status } => $t::NotOpen { id, status },
+                    A::RecoveryPending { id, journal } => $t::RecoveryPending { id, journal },
                     A::Manifest(m) => $t::Manifest(m),
                     A::StateWithoutManifest { id, path } => $t::StateWithoutManifest { id, path },
                 }

@@ -85,7 +85,8 @@ impl Engine {
     /// # Errors
     /// [`StoreError::Locked`] (as [`EngineError::Store`]) when another process holds the lock
     /// past the wait; [`SessionError::NotFound`], [`SessionError::Invalid`],
-    /// [`SessionError::DuplicateKey`].
+    /// [`SessionError::DuplicateKey`]; [`EngineError::RecoveryPending`] when an interrupted
+    /// apply or abort of the session left its journal (`journal/<id>.json`).
     pub fn lock_session(&self, id: &str) -> Result<LockedSession<'_>, EngineError> {
         Ok(self.locked(id, false)?)
     }
@@ -107,6 +108,15 @@ impl Engine {
     ) -> Result<LockedSession<'_>, SessionAccessError> {
         let lock = self.lock()?;
         let (session, state) = session::load(&self.store, id)?;
+        // With recovery explicit, a session whose apply or abort was interrupted holds a
+        // half-written change: no operation acts on it until `recover` finishes the journal.
+        let journal = crate::journal::journal_path(&self.store, id);
+        if journal.exists() {
+            return Err(SessionAccessError::RecoveryPending {
+                id: id.to_owned(),
+                journal,
+            });
+        }
         if open_only && session.status != Status::Open {
             return Err(SessionAccessError::NotOpen {
                 id: id.to_owned(),

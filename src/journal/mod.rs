@@ -122,6 +122,12 @@ pub enum JournalError {
     },
 }
 
+/// The journal file of session `session`: `journal/<session>.json` in the store. While it
+/// exists an apply or abort of the session is unfinished (see [`crate::engine::Engine::recover`]).
+pub(crate) fn journal_path(store: &Store, session: &str) -> PathBuf {
+    journal_dir(store).join(format!("{session}.json"))
+}
+
 fn journal_dir(store: &Store) -> PathBuf {
     store.path().join("journal")
 }
@@ -416,7 +422,7 @@ pub(crate) fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
 /// `fault_point`, a fault-injection point (`unlink <path>`) comes first.
 fn remove_journal(store: &Store, session: &str, fault_point: bool) -> Result<(), JournalError> {
     let dir = journal_dir(store);
-    let path = dir.join(format!("{session}.json"));
+    let path = journal_path(store, session);
     if fault_point {
         point(&format!("unlink {}", path.display())).map_err(|source| StoreError::Io {
             path: path.clone(),

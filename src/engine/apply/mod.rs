@@ -43,6 +43,19 @@ pub enum ApplyError {
         /// Its status.
         status: Status,
     },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
+    },
     /// The base manifest stored for the session is not valid.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
@@ -95,6 +108,9 @@ impl From<ApplyError> for EngineError {
             ApplyError::Store(s) => EngineError::Store(s),
             ApplyError::Session(s) => EngineError::Session(s),
             ApplyError::NotOpen { id, status } => EngineError::NotOpen { id, status },
+            ApplyError::RecoveryPending { id, journal } => {
+                EngineError::RecoveryPending { id, journal }
+            }
             ApplyError::Manifest(m) => EngineError::Manifest(m),
             ApplyError::StateWithoutManifest { id, path } => {
                 EngineError::StateWithoutManifest { id, path }
