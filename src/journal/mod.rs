@@ -677,4 +677,5 @@ pub(crate) fn finish(store: &Store, journal: &Journal) -> Result<(), JournalErro
 }
 
 mod recover;
-pub use recover::{RecoverOutcome, pending, recover};
+pub(crate) use recover::recover;
+pub use recover::{RecoverOutcome, pending};

@@ -116,7 +116,7 @@ fn record_rescued(store: &Store, id: &str, rescued: &[Rescued]) -> Result<(), Jo
 ///
 /// # Errors
 /// As `execute` and `finish`; the journal stays, so recovery can be run again.
-pub fn recover(store: &Store, root: &Path) -> Result<RecoverOutcome, JournalError> {
+pub(crate) fn recover(store: &Store, root: &Path) -> Result<RecoverOutcome, JournalError> {
     let mut out = RecoverOutcome::default();
     for j in pending(store)? {
         let rescued = execute_with(store, root, &j, true)?;
