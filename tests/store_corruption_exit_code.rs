@@ -138,3 +138,70 @@ fn corrupt_pre_image_blob_read_by_replay_exits_4_naming_the_object() {
     );
     assert!(err.contains(&object), "names the object {object}: {err}");
 }
+
+/// A session patched with [`EDIT`] and verified; returns the workspace, the session and the
+/// path of its acceptance record's object file.
+fn verified_session() -> (tempfile::TempDir, String, std::path::PathBuf) {
+    let (ws, id) = open_session();
+    let o = patch_stdin(ws.path(), &id, EDIT);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let o = run_in(ws.path(), &["verify", &id]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(ws.path().join(format!(".genesis/sessions/{id}.json"))).unwrap(),
+    )
+    .unwrap();
+    let hex = doc["verification"]["acceptance"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let object = ws
+        .path()
+        .join(".genesis/objects")
+        .join(&hex[..2])
+        .join(&hex[2..]);
+    assert!(object.is_file(), "the record is at {}", object.display());
+    (ws, id, object)
+}
+
+#[test]
+fn corrupt_acceptance_record_at_apply_exits_4_naming_the_object() {
+    let (ws, id, object) = verified_session();
+    std::fs::write(&object, b"garbage, not a zstd frame\n").unwrap();
+    let o = run_in(ws.path(), &["apply", &id]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(4), "stderr: {err}");
+    let rel = object
+        .strip_prefix(ws.path())
+        .unwrap()
+        .display()
+        .to_string();
+    assert!(
+        err.contains(&format!("{rel}: corrupt store object")),
+        "names the object {rel}: {err}"
+    );
+    assert_eq!(
+        std::fs::read(ws.path().join("a.txt")).unwrap(),
+        b"one\ntwo\n"
+    );
+}
+
+#[test]
+fn missing_acceptance_record_at_apply_exits_3_and_says_to_verify_again() {
+    let (ws, id, object) = verified_session();
+    std::fs::remove_file(&object).unwrap();
+    let o = run_in(ws.path(), &["apply", &id]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "stderr: {err}");
+    assert!(
+        err.starts_with(&format!(
+            "genesis: error: session {id} cannot be applied: its acceptance record "
+        )),
+        "{err}"
+    );
+    assert!(err.ends_with("; run `genesis verify` again\n"), "{err}");
+    assert_eq!(
+        std::fs::read(ws.path().join("a.txt")).unwrap(),
+        b"one\ntwo\n"
+    );
+}

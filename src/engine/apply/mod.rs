@@ -286,10 +286,13 @@ impl Engine {
             id: id.into(),
             reason,
         };
-        let bytes = self.store.read_object(&acceptance).map_err(|e| {
-            refuse(format!(
+        // A record that is gone is a session to verify again (State, exit 3); one that is
+        // there but cannot be read or is corrupt is the store's failure (I/O, exit 4).
+        let bytes = self.store.read_object(&acceptance).map_err(|e| match e {
+            StoreError::Missing { .. } => refuse(format!(
                 "its acceptance record {acceptance} cannot be read ({e}); run `genesis verify` again"
-            ))
+            )),
+            e => ApplyError::Store(e),
         })?;
         let record: AcceptanceRecord = crate::json::from_slice(&bytes).map_err(|e| match e {
             crate::json::JsonError::Duplicate(source) => {
