@@ -25,8 +25,12 @@ pub enum ErrorKind {
     /// Bad input or usage: an invalid document, diff, path or argument; no store; an unknown
     /// snapshot or session. Exit 2, event code `bad-input`.
     BadInput,
-    /// The session is not in a state for the operation (not open, not verified, moved on,
-    /// nothing to restore), or a write was refused as unsafe. Exit 3, `session-not-open`.
+    /// The session is not in a state for the operation (not open, not verified, nothing to
+    /// restore, an interrupted apply/abort pending recovery), or a journaled write found a
+    /// directory on its way turned into a link or a file ([`JournalError::Unsafe`]: the
+    /// workspace changed under the change). Exit 3, `session-not-open`. (A change refused as
+    /// unsafe before anything is written, the operations' own `Unsafe` variants, is
+    /// [`ErrorKind::BadInput`].)
     State,
     /// Another patch landed while the obligations ran ([`EngineError::SessionMoved`]): the
     /// verification was of an old snapshot and nothing was recorded. Exit 3, `session-moved`,

@@ -65,7 +65,7 @@ pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep, ReplayStepError};
 pub use verify::{VerifyError, VerifyOptions, VerifyOutcome};
 
 /// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
-/// `open`, `patch`, `verify`, `apply` and `abort` report their events through it.
+/// `open`, `patch`, `verify`, `apply` and `abort_with` report their events through it.
 pub use crate::events::{NoObserver, Observer};
 
 /// The size of a session's change, base to current.

@@ -201,7 +201,7 @@ fn real_dir(path: &Path) -> bool {
 }
 
 /// Gives every existing directory on the way to a post path of `journal` the journal's
-/// spelling (DESIGN section 6, "Directory spellings"), parents first.
+/// spelling (DESIGN section 6, "Spellings"), parents first.
 ///
 /// On a case-insensitive or normalising file system (macOS, Windows) `dir/a.txt` opens
 /// `Dir/a.txt`, so a change that moves every file of `Dir/` to `dir/` would otherwise write its
