@@ -352,8 +352,10 @@ fn make_dirs(
 }
 
 /// Before anything is touched: no directory on the way to any path may be a symbolic link,
-/// and none may be a file unless this change deletes that file.
+/// and none may be a file unless this change deletes that file. The walk is
+/// [`crate::path::blocked_parent`], the one apply's preconditions and abort use.
 pub(crate) fn check_parents(root: &Path, journal: &Journal) -> Result<(), JournalError> {
+    use crate::path::{BlockedParent, blocked_parent};
     let deleted: BTreeSet<&str> = journal
         .ops
         .iter()
@@ -361,36 +363,25 @@ pub(crate) fn check_parents(root: &Path, journal: &Journal) -> Result<(), Journa
         .map(|o| o.path.as_str())
         .collect();
     for op in &journal.ops {
-        let comps: Vec<&str> = op.path.components().collect();
-        let mut cur = root.to_path_buf();
-        let mut rel = String::new();
-        for comp in &comps[..comps.len() - 1] {
-            cur.push(comp);
-            if !rel.is_empty() {
-                rel.push('/');
+        // A file this change deletes (not yet deleted), or a file above a path this change
+        // deletes: that path cannot exist, so its deletion is already done. The second case
+        // is the state a directory↔file swap reaches once the new file is in place; without
+        // it, a re-run (recovery) could never finish.
+        let deletable = |prefix: &str| deleted.contains(prefix) || op.post.is_none();
+        match blocked_parent(root, &op.path, deletable) {
+            None => {}
+            Some(BlockedParent::Link(path)) => {
+                return Err(JournalError::Unsafe {
+                    path,
+                    reason: "is a symbolic link; nothing is written or deleted through links"
+                        .into(),
+                });
             }
-            rel.push_str(comp);
-            match std::fs::symlink_metadata(&cur) {
-                Ok(md) if md.file_type().is_symlink() => {
-                    return Err(JournalError::Unsafe {
-                        path: rel,
-                        reason: "is a symbolic link; nothing is written or deleted through links"
-                            .into(),
-                    });
-                }
-                Ok(md) if md.is_dir() => {}
-                // A file this change deletes (not yet deleted), or a file above a path this
-                // change deletes: that path cannot exist, so its deletion is already done. The
-                // second case is the state a directory↔file swap reaches once the new file is
-                // in place; without it, a re-run (recovery) could never finish.
-                Ok(_) if deleted.contains(rel.as_str()) || op.post.is_none() => break,
-                Ok(_) => {
-                    return Err(JournalError::Unsafe {
-                        path: rel,
-                        reason: "is a file where a directory is needed".into(),
-                    });
-                }
-                Err(_) => break,
+            Some(BlockedParent::File(path)) => {
+                return Err(JournalError::Unsafe {
+                    path,
+                    reason: "is a file where a directory is needed".into(),
+                });
             }
         }
     }
