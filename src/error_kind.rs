@@ -455,7 +455,7 @@ mod tests {
             AbortError::from(not_open()),
             ApplyError::NotVerified {
                 id: id(),
-                reason: "r".into()
+                reason: crate::engine::NotVerifiedReason::NeverVerified
             },
         );
         check!(

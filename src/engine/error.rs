@@ -72,7 +72,7 @@ pub enum EngineError {
         /// The session.
         id: String,
         /// Why.
-        reason: String,
+        reason: NotVerifiedReason,
     },
     /// The workspace changed under the session: these paths no longer hold their base content.
     #[error("the workspace changed under session {id}; nothing was written. Conflicting paths:\n{}", .conflicts.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n"))]
@@ -299,6 +299,62 @@ pub enum EngineError {
         path: PathBuf,
         /// The underlying error.
         source: std::io::Error,
+    },
+}
+
+/// Why `apply` finds no passing verification of the session's current snapshot
+/// ([`EngineError::NotVerified`], [`crate::engine::ApplyError::NotVerified`]; State, exit 3).
+/// Each message ends with what to run.
+#[derive(Debug, thiserror::Error)]
+pub enum NotVerifiedReason {
+    /// The session was never verified.
+    #[error("it has not been verified; run `genesis verify` first")]
+    NeverVerified,
+    /// The verification is of an earlier snapshot (a patch landed since).
+    #[error(
+        "the verification is of snapshot {verified}, not the current snapshot {current}; run `genesis verify` again"
+    )]
+    OtherSnapshot {
+        /// The snapshot verified.
+        verified: Digest,
+        /// The session's current snapshot.
+        current: Digest,
+    },
+    /// The verification ran and an obligation failed.
+    #[error("its obligations failed (acceptance {acceptance}); `genesis status {id}` shows which")]
+    ObligationsFailed {
+        /// The session.
+        id: String,
+        /// Its acceptance record.
+        acceptance: Digest,
+    },
+    /// The acceptance record is not in the store (removed, e.g. by hand). A record that is
+    /// there but corrupt is the store's error instead (I/O, exit 4).
+    #[error(
+        "its acceptance record {acceptance} cannot be read ({source}); run `genesis verify` again"
+    )]
+    RecordMissing {
+        /// The record.
+        acceptance: Digest,
+        /// The store's [`StoreError::Missing`].
+        source: StoreError,
+    },
+    /// The record's object is not an acceptance record.
+    #[error("its acceptance record {acceptance} is not valid: {source}")]
+    RecordInvalid {
+        /// The record.
+        acceptance: Digest,
+        /// Why it does not parse.
+        source: crate::json::JsonError,
+    },
+    /// The record does not show every obligation of the base manifest passing on the current
+    /// snapshot (another manifest, snapshot or failing check).
+    #[error(
+        "its acceptance record {acceptance} does not show every obligation of the base manifest passing on the current snapshot; run `genesis verify` again"
+    )]
+    RecordMismatch {
+        /// The record.
+        acceptance: Digest,
     },
 }
 

@@ -53,7 +53,9 @@ pub use abort::{
     RestoreOutcome,
 };
 pub use apply::{ApplyError, ApplyOptions, ApplyOutcome};
-pub use error::{ConflictKind, DirectoryError, EngineError, PathConflict, SessionAccessError};
+pub use error::{
+    ConflictKind, DirectoryError, EngineError, NotVerifiedReason, PathConflict, SessionAccessError,
+};
 pub(crate) use error::{from_directory_error, from_session_access};
 pub use locked::LockedSession;
 pub use log::{ObligationReport, VerificationLog};
