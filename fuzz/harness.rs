@@ -69,7 +69,7 @@ impl PreImage for MemTree {
         self.0
             .get(path.as_str())
             .map(|(d, _)| d.clone())
-            .ok_or_else(|| format!("{path}: not in the tree"))
+            .ok_or(ReadError::NotInTree)
     }
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.get(path.as_str()).is_some_and(|(_, x)| *x)

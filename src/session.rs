@@ -10,7 +10,7 @@
 //! ```
 //!
 //! Both are rewritten atomically (temp file, fsync, rename) on every change, the state first;
-//! the document's rename commits the pair (see [`save`]).
+//! the document's rename commits the pair (see `save`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -78,14 +78,13 @@ fn step_after_the_workspace_write() -> usize {
     at + 2 // 1-based, the step after
 }
 
-fn assert_pending<E: std::fmt::Display>(
+/// `r` is the refusal of a pending journal: kind State (exit 3) and its exact message.
+fn assert_pending<E: std::fmt::Display + std::fmt::Debug>(
     what: &str,
     r: Result<impl std::fmt::Debug, E>,
     kind: impl Fn(&E) -> ErrorKind,
     journal: &Path,
-) where
-    E: std::fmt::Debug,
-{
+) {
     let e = r.expect_err(what);
     assert_eq!(kind(&e), ErrorKind::State, "{what}: {e:?}");
     assert_eq!(kind(&e).exit_code(), 3);

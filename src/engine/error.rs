@@ -47,7 +47,7 @@ pub enum EngineError {
     },
     /// An interrupted apply or abort of the session left its journal
     /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
-    /// [`Engine::recover`] finishes it. State (exit 3).
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
     #[error(
         "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
         .journal.display()
@@ -336,16 +336,16 @@ pub enum NotVerifiedReason {
     RecordMissing {
         /// The record.
         acceptance: Digest,
-        /// The store's [`StoreError::Missing`].
-        source: StoreError,
+        /// The store's [`StoreError::Missing`] (boxed: the error stays small).
+        source: Box<StoreError>,
     },
     /// The record's object is not an acceptance record.
     #[error("its acceptance record {acceptance} is not valid: {source}")]
     RecordInvalid {
         /// The record.
         acceptance: Digest,
-        /// Why it does not parse.
-        source: crate::json::JsonError,
+        /// Why it does not parse (boxed: the error stays small).
+        source: Box<crate::json::JsonError>,
     },
     /// The record does not show every obligation of the base manifest passing on the current
     /// snapshot (another manifest, snapshot or failing check).
@@ -379,7 +379,7 @@ pub enum SessionAccessError {
     },
     /// An interrupted apply or abort of the session left its journal
     /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
-    /// [`Engine::recover`] finishes it. State (exit 3).
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
     #[error(
         "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
         .journal.display()

@@ -7,7 +7,7 @@ use super::*;
 
 /// A session loaded under the store lock (`<store>/lock`, `flock`).
 ///
-/// - [`LockedSession::commit`] writes the document and its state ([`session::save`]: state
+/// - [`LockedSession::commit`] writes the document and its state (`session::save`: state
 ///   first, then the document, whose rename is the commit point) and releases the lock.
 /// - Dropping it (or [`LockedSession::release`]) releases the lock and writes nothing, so an
 ///   operation that returns an error half way leaves both files byte-identical.
@@ -38,7 +38,7 @@ pub struct LockedSession<'a> {
 
 impl<'a> LockedSession<'a> {
     /// The session document as loaded (with the changes made through
-    /// [`LockedSession::session_mut`]).
+    /// the engine).
     pub fn session(&self) -> &Session {
         &self.session
     }
@@ -67,7 +67,7 @@ impl<'a> LockedSession<'a> {
     ///
     /// # Errors
     /// [`SessionError::Store`] when a write fails (the previous pair, or the new state with
-    /// the previous document, is on disk: see [`session::save`]).
+    /// the previous document, is on disk: see `session::save`).
     pub fn checkpoint(&self) -> Result<(), SessionError> {
         session::save(self.store, &self.session, &self.state)
     }

@@ -61,7 +61,7 @@ pub enum VerifyError {
     },
     /// An interrupted apply or abort of the session left its journal
     /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
-    /// [`Engine::recover`] finishes it. State (exit 3).
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
     #[error(
         "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
         .journal.display()

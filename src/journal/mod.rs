@@ -15,7 +15,7 @@
 //! 4. delete the journal and fsync its directory.
 //!
 //! `execute` is idempotent: a path already holding its post state is left alone, stale temp
-//! files of an earlier run are removed first. So [`recover`] simply runs steps 2–4 again for
+//! files of an earlier run are removed first. So `recover` simply runs steps 2–4 again for
 //! every journal it finds, and recovery survives being interrupted itself. A crash before step
 //! 1 completes leaves no journal and an untouched workspace; after it, the next `genesis`
 //! command (or `genesis recover`) finishes the change. Either way the workspace ends byte for

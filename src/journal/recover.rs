@@ -80,7 +80,7 @@ pub fn pending(store: &Store) -> Result<Vec<Journal>, JournalError> {
     Ok(out)
 }
 
-/// What [`recover`] did.
+/// What recovery ([`crate::engine::Engine::recover`]) did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecoverOutcome {
     /// Sessions whose interrupted change was finished.

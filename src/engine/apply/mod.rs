@@ -45,7 +45,7 @@ pub enum ApplyError {
     },
     /// An interrupted apply or abort of the session left its journal
     /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
-    /// [`Engine::recover`] finishes it. State (exit 3).
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
     #[error(
         "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
         .journal.display()
@@ -284,7 +284,7 @@ impl Engine {
         let bytes = self.store.read_object(&acceptance).map_err(|e| match e {
             e @ StoreError::Missing { .. } => refuse(NotVerifiedReason::RecordMissing {
                 acceptance,
-                source: e,
+                source: Box::new(e),
             }),
             e => ApplyError::Store(e),
         })?;
@@ -295,7 +295,10 @@ impl Engine {
                     source,
                 })
             }
-            source => refuse(NotVerifiedReason::RecordInvalid { acceptance, source }),
+            source => refuse(NotVerifiedReason::RecordInvalid {
+                acceptance,
+                source: Box::new(source),
+            }),
         })?;
         let manifest = self.manifest_of(state, session)?;
         let ids: Vec<&str> = manifest.obligations.iter().map(|o| o.id.as_str()).collect();
