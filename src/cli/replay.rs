@@ -22,10 +22,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         (e.kind() != genesis::ErrorKind::BadInput).then_some((s, e))
     });
     if let Some((s, e)) = unreadable {
-        return Err(CliError::of(
-            e.kind(),
-            format!("patch {}: {e}", s.index + 1),
-        ));
+        return Err(CliError {
+            source: Some(Box::new(e.clone())),
+            ..CliError::of(e.kind(), format!("patch {}: {e}", s.index + 1))
+        });
     }
     let all = out.matches();
     let steps = out.steps;
