@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use genesis::WorkspacePath;
-use genesis::patch::{FileChange, PatchResult, PatchRules, PreImage, apply_patch};
+use genesis::patch::{FileChange, PatchResult, PatchRules, PreImage, ReadError, apply_patch};
 
 /// Separates the pre-image content from the patch in a `patch_apply_structured` input.
 pub const STRUCTURED_MARKER: &[u8] = b"\0PATCH\0";
@@ -62,14 +62,14 @@ impl PreImage for MemTree {
     fn contains(&self, path: &WorkspacePath) -> bool {
         self.0.contains_key(path.as_str())
     }
-    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String> {
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, ReadError> {
         if path.as_str() == UNREADABLE {
-            return Err("simulated I/O error".to_owned());
+            return Err(ReadError::Other("simulated I/O error".to_owned()));
         }
         self.0
             .get(path.as_str())
             .map(|(d, _)| d.clone())
-            .ok_or_else(|| format!("{path}: not in the tree"))
+            .ok_or(ReadError::NotInTree)
     }
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.get(path.as_str()).is_some_and(|(_, x)| *x)

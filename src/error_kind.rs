@@ -13,6 +13,7 @@ use crate::engine::{
 use crate::events::EventKind;
 use crate::journal::JournalError;
 use crate::manifest::ManifestError;
+use crate::patch::{PatchError, ReadError};
 use crate::session::SessionError;
 use crate::snapshot::SnapshotError;
 use crate::store::{SnapshotIntoError, StoreError};
@@ -24,8 +25,12 @@ pub enum ErrorKind {
     /// Bad input or usage: an invalid document, diff, path or argument; no store; an unknown
     /// snapshot or session. Exit 2, event code `bad-input`.
     BadInput,
-    /// The session is not in a state for the operation (not open, not verified, moved on,
-    /// nothing to restore), or a write was refused as unsafe. Exit 3, `session-not-open`.
+    /// The session is not in a state for the operation (not open, not verified, nothing to
+    /// restore, an interrupted apply/abort pending recovery), or a journaled write found a
+    /// directory on its way turned into a link or a file ([`JournalError::Unsafe`]: the
+    /// workspace changed under the change). Exit 3, `session-not-open`. (A change refused as
+    /// unsafe before anything is written, the operations' own `Unsafe` variants, is
+    /// [`ErrorKind::BadInput`].)
     State,
     /// Another patch landed while the obligations ran ([`EngineError::SessionMoved`]): the
     /// verification was of an old snapshot and nothing was recorded. Exit 3, `session-moved`,
@@ -153,6 +158,29 @@ impl OptionsError {
     }
 }
 
+impl ReadError {
+    /// See [`ErrorKind`]: a store error found reading the tree keeps its kind (corruption is
+    /// [`ErrorKind::Io`]); another reader's failure is I/O; a path the tree lacks is bad input.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ReadError::NotInTree => ErrorKind::BadInput,
+            ReadError::Diff(d) => d.kind(),
+            ReadError::Other(_) => ErrorKind::Io,
+        }
+    }
+}
+
+impl PatchError {
+    /// See [`ErrorKind`]: a patch that does not fit its tree is [`ErrorKind::BadInput`];
+    /// [`PatchError::Read`] has its source's kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            PatchError::Read { source, .. } => source.kind(),
+            _ => ErrorKind::BadInput,
+        }
+    }
+}
+
 impl DiffError {
     /// See [`ErrorKind`]. A closed output pipe is [`ErrorKind::Io`] here; a front end may
     /// treat it as a quiet end.
@@ -202,8 +230,8 @@ impl EngineError {
             EngineError::Snapshot(s) => s.kind(),
             EngineError::Journal(j) => j.kind(),
             EngineError::Diff(d) => d.kind(),
-            EngineError::Patch(_)
-            | EngineError::PathLimit(_)
+            EngineError::Patch(p) => p.kind(),
+            EngineError::PathLimit(_)
             | EngineError::VerifyPathLimit { .. }
             | EngineError::CheckoutPathLimit { .. }
             | EngineError::Unsafe { .. }
@@ -222,6 +250,7 @@ impl EngineError {
             | EngineError::SavedFilesInvalid { .. }
             | EngineError::NoCheckoutToRestore { .. } => ErrorKind::BadInput,
             EngineError::NotOpen { .. }
+            | EngineError::RecoveryPending { .. }
             | EngineError::NotVerified { .. }
             | EngineError::NothingToRestore { .. }
             | EngineError::RebaseRefused { .. }
@@ -244,7 +273,9 @@ impl SessionAccessError {
             SessionAccessError::Store(s) => s.kind(),
             SessionAccessError::Session(s) => s.kind(),
             SessionAccessError::Manifest(m) => m.kind(),
-            SessionAccessError::NotOpen { .. } => ErrorKind::State,
+            SessionAccessError::NotOpen { .. } | SessionAccessError::RecoveryPending { .. } => {
+                ErrorKind::State
+            }
             SessionAccessError::StateWithoutManifest { .. } => ErrorKind::Io,
         }
     }
@@ -260,7 +291,9 @@ impl ApplyError {
             ApplyError::Snapshot(s) => s.kind(),
             ApplyError::Journal(j) => j.kind(),
             ApplyError::Unsafe { .. } => ErrorKind::BadInput,
-            ApplyError::NotOpen { .. } | ApplyError::NotVerified { .. } => ErrorKind::State,
+            ApplyError::NotOpen { .. }
+            | ApplyError::RecoveryPending { .. }
+            | ApplyError::NotVerified { .. } => ErrorKind::State,
             ApplyError::Conflict { .. } => ErrorKind::Conflict,
             ApplyError::StateWithoutManifest { .. } => ErrorKind::Io,
         }
@@ -276,7 +309,7 @@ impl VerifyError {
             VerifyError::Manifest(m) => m.kind(),
             VerifyError::Snapshot(s) => s.kind(),
             VerifyError::Diff(d) => d.kind(),
-            VerifyError::NotOpen { .. } => ErrorKind::State,
+            VerifyError::NotOpen { .. } | VerifyError::RecoveryPending { .. } => ErrorKind::State,
             VerifyError::SessionMoved { .. } => ErrorKind::Moved,
             VerifyError::VerifyPathLimit { .. }
             | VerifyError::NotApart { .. }
@@ -300,10 +333,10 @@ impl PatchSessionError {
             P::Snapshot(s) => s.kind(),
             P::Diff(d) => d.kind(),
             P::Verify(v) => v.kind(),
-            P::NotOpen { .. } => ErrorKind::State,
+            P::Patch(p) => p.kind(),
+            P::NotOpen { .. } | P::RecoveryPending { .. } => ErrorKind::State,
             P::TooManyPatches { .. }
             | P::PatchInputMismatch { .. }
-            | P::Patch(_)
             | P::Unsafe { .. }
             | P::LeftOut { .. }
             | P::PathLimit(_)
@@ -345,7 +378,7 @@ impl AbortError {
             AbortError::Manifest(m) => m.kind(),
             AbortError::Snapshot(s) => s.kind(),
             AbortError::Journal(j) => j.kind(),
-            AbortError::NotOpen { .. } => ErrorKind::State,
+            AbortError::NotOpen { .. } | AbortError::RecoveryPending { .. } => ErrorKind::State,
             AbortError::Conflict { .. } => ErrorKind::Conflict,
             AbortError::Unsafe { .. } => ErrorKind::BadInput,
             AbortError::StateWithoutManifest { .. }
@@ -422,7 +455,7 @@ mod tests {
             AbortError::from(not_open()),
             ApplyError::NotVerified {
                 id: id(),
-                reason: "r".into()
+                reason: crate::engine::NotVerifiedReason::NeverVerified
             },
         );
         check!(
@@ -530,6 +563,18 @@ mod tests {
             ErrorKind::Io
         );
         assert_eq!(SessionError::Store(corrupt()).kind(), ErrorKind::Io);
+        // Found reading a patch's pre-image (`patch`, `replay`, `rebase`).
+        let read = || PatchError::Read {
+            path: "f".into(),
+            source: ReadError::from(DiffError::Store(corrupt())),
+        };
+        assert_eq!(read().kind(), ErrorKind::Io);
+        assert_eq!(EngineError::Patch(read()).kind(), ErrorKind::Io);
+        assert_eq!(PatchSessionError::Patch(read()).kind(), ErrorKind::Io);
+        assert_eq!(
+            crate::engine::ReplayStepError::from(PatchSessionError::Patch(read())).kind(),
+            ErrorKind::Io
+        );
         assert_eq!(
             EngineError::StateWithoutManifest {
                 id: "s".into(),

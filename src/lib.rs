@@ -53,7 +53,8 @@ pub use diff::Tree;
 pub use engine::{
     AbortOptions, AbortOutcome, ApplyOptions, ApplyOutcome, ConflictKind, Engine, EngineError,
     NoObserver, Observer, OpenOptions, OpenOutcome, PatchInput, PatchOutcome, PathConflict,
-    RecoverOutcome, ReplayStep, RestoreOptions, RestoreOutcome, VerifyOptions, VerifyOutcome,
+    RecoverOutcome, ReplayStep, ReplayStepError, RestoreOptions, RestoreOutcome, VerifyOptions,
+    VerifyOutcome,
 };
 pub use error_kind::ErrorKind;
 pub use hash::Digest;

@@ -10,7 +10,7 @@
 //! ```
 //!
 //! Both are rewritten atomically (temp file, fsync, rename) on every change, the state first;
-//! the document's rename commits the pair (see [`save`]).
+//! the document's rename commits the pair (see `save`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -457,9 +457,16 @@ pub fn load(store: &Store, id: &str) -> Result<(Session, SessionState), SessionE
 /// dropped; the other state fields are advisory). The reverse order would leave a document
 /// whose snapshots' executable bits are nowhere. DESIGN section 4, "Locked sessions".
 ///
+/// Crate-private: a session is written only through [`crate::engine::LockedSession`] (under
+/// the store lock) or by recovery, never as a library user's edit that [`load`] would refuse.
+///
 /// # Errors
 /// [`SessionError::Store`] on file-system failure.
-pub fn save(store: &Store, session: &Session, state: &SessionState) -> Result<(), SessionError> {
+pub(crate) fn save(
+    store: &Store,
+    session: &Session,
+    state: &SessionState,
+) -> Result<(), SessionError> {
     let dir = sessions_dir(store);
     std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
         path: dir.clone(),

@@ -8,7 +8,10 @@
 //!    code `session-moved`, retryable, exit 3 (before: `session-not-open` on the CLI,
 //!    `io-error` on the BPT path);
 //! 3. an obligation whose output ends in an incomplete UTF-8 sequence has that tail flushed as
-//!    U+FFFD in its last output chunk (before: dropped by the engine's verify).
+//!    U+FFFD in its last output chunk (before: dropped by the engine's verify);
+//! 4. a committed apply whose event counters cannot be stored afterwards (an I/O error at any
+//!    step of that save) warns and exits 0, with the workspace applied (before: exit 4 on
+//!    both).
 
 mod common;
 
@@ -59,6 +62,32 @@ impl Setup {
             .write_stdin(input.to_vec())
             .output()
             .unwrap()
+    }
+
+    /// As [`Setup::run`] with `env` set, and without `--events` when `events` is `None`.
+    fn run_env(
+        &self,
+        events: Option<&Path>,
+        env: &[(&str, String)],
+        args: &[&str],
+        input: &[u8],
+    ) -> Output {
+        let mut cmd = genesis();
+        cmd.current_dir(&self.ws)
+            .env_remove("GENESIS_WORKER_ID")
+            .env_remove("GENESIS_WORK_ROOT")
+            .env_remove("GENESIS_FAULT")
+            .env_remove("GENESIS_FAULT_TRACE");
+        if let Some(events) = events {
+            cmd.args(["--events", events.to_str().unwrap()]);
+        }
+        cmd.args(["--events-format", "genesis", "--worker-id", WORKER])
+            .args(args)
+            .write_stdin(input.to_vec());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
     }
 
     /// `genesis --json … bpt -` with `request` on standard input.
@@ -154,6 +183,99 @@ fn event_sink_failure_after_a_committed_apply_warns_once_and_exits_0() {
     );
     let session = out["session"].as_str().unwrap();
     assert_eq!(session_status(&s.ws, session), "applied");
+}
+
+const COUNTERS_WARNING: &str = "the event counters were not stored";
+
+/// The number of fault-injection steps of `last` (a command in the setup `make` leaves) with
+/// and without `--events`: the steps in between are those of storing the event counters.
+fn counter_save_steps(
+    make: &dyn Fn() -> (Setup, Vec<String>, Vec<u8>),
+) -> std::ops::RangeInclusive<usize> {
+    let count = |events: bool| {
+        let (s, args, input) = make();
+        let trace = s.top.join("trace");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ev = s.top.join("events.jsonl");
+        let o = s.run_env(
+            events.then_some(ev.as_path()),
+            &[("GENESIS_FAULT_TRACE", trace.display().to_string())],
+            &args,
+            &input,
+        );
+        assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+        std::fs::read_to_string(&trace).unwrap().lines().count()
+    };
+    let (without, with) = (count(false), count(true));
+    assert!(
+        with > without,
+        "storing the counters has steps ({without}, {with})"
+    );
+    without + 1..=with
+}
+
+/// A CLI session s1 patched and verified: `apply s1` is left.
+fn cli_verified() -> (Setup, Vec<String>, Vec<u8>) {
+    let s = Setup::new(&manifest_with(&["true"]));
+    let ev = s.top.join("events.jsonl");
+    ok(&s.run(&ev, &["open", "--session", "s1"], b""));
+    ok(&s.run(&ev, &["patch", "s1", "-", "--verify"], FIX));
+    (s, vec!["apply".into(), "s1".into()], Vec::new())
+}
+
+/// A BPT task started and continued: its APPROVE is left.
+fn bpt_verified() -> (Setup, Vec<String>, Vec<u8>) {
+    let s = Setup::new(&manifest_with(&["true"]));
+    let ev = s.top.join("events.jsonl");
+    let (o, worktree) = bpt_start_continue(&s, &ev, &[]);
+    let out = ok_json(&o);
+    let mut approve = resume(request("INTERACTION_RESPONSE", 3, &[]), &worktree);
+    approve["interaction"] = serde_json::json!({
+        "id": out["interaction_id"], "decision": "APPROVE", "message": "ok", "payload": ""
+    });
+    let input = serde_json::to_vec(&approve).unwrap();
+    (s, vec!["--json".into(), "bpt".into(), "-".into()], input)
+}
+
+#[test]
+fn event_counters_not_stored_after_a_committed_apply_warn_and_exit_0_on_both() {
+    for (front, make) in [
+        (
+            "CLI",
+            &cli_verified as &dyn Fn() -> (Setup, Vec<String>, Vec<u8>),
+        ),
+        ("BPT", &bpt_verified),
+    ] {
+        let steps = counter_save_steps(make);
+        for step in steps {
+            let (s, args, input) = make();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let ev = s.top.join("events.jsonl");
+            let o = s.run_env(
+                Some(&ev),
+                &[("GENESIS_FAULT", format!("{step}:eio"))],
+                &args,
+                &input,
+            );
+            let err = stderr(&o);
+            assert_eq!(code(&o), Some(0), "{front}, EIO at step {step}: {err}");
+            assert_eq!(
+                err.matches(COUNTERS_WARNING).count(),
+                1,
+                "{front} {step}: {err}"
+            );
+            assert_eq!(
+                std::fs::read(s.ws.join("greeting.txt")).unwrap(),
+                b"hello\n",
+                "{front} {step}"
+            );
+            if front == "BPT" {
+                assert_eq!(json_out(&o)["status"], "applied", "{front} {step}");
+            } else {
+                assert_eq!(session_status(&s.ws, "s1"), "applied", "{front} {step}");
+            }
+        }
+    }
 }
 
 /// An obligation that records another patch (other.txt) in the session it verifies, so the

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use common::git_apply::{Agreement, Files, compare};
 use genesis::patch::{FileChange, PatchRules, apply_patch};
-use genesis::patch::{PatchError, PreImage};
+use genesis::patch::{PatchError, PreImage, ReadError};
 use genesis::path::WorkspacePath;
 
 /// Number of generated cases.
@@ -51,11 +51,11 @@ impl PreImage for One<'_> {
     fn contains(&self, path: &WorkspacePath) -> bool {
         self.0.contains_key(path.as_str())
     }
-    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String> {
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, ReadError> {
         self.0
             .get(path.as_str())
             .map(|(d, _)| d.clone())
-            .ok_or_else(|| "missing".to_owned())
+            .ok_or(ReadError::NotInTree)
     }
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.get(path.as_str()).is_some_and(|(_, x)| *x)

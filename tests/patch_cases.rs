@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use genesis::patch::{
-    Anchor, FileChange, PatchError, PatchResult, PatchRules, PreImage, apply_patch,
+    Anchor, FileChange, PatchError, PatchResult, PatchRules, PreImage, ReadError, apply_patch,
 };
 use genesis::path::WorkspacePath;
 
@@ -51,11 +51,11 @@ impl PreImage for Mem {
     fn contains(&self, path: &WorkspacePath) -> bool {
         self.0.contains_key(path.as_str())
     }
-    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String> {
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, ReadError> {
         self.0
             .get(path.as_str())
             .map(|(d, _)| d.clone())
-            .ok_or_else(|| format!("{path}: not found"))
+            .ok_or(ReadError::NotInTree)
     }
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.get(path.as_str()).is_some_and(|(_, x)| *x)

@@ -52,9 +52,9 @@ fn finish<T>(
     if let Err(e) = &result {
         em.emit(&e.kind().event(e.to_string()));
     }
-    if let Some(counters) = em.counters() {
-        engine.store_event_counters(em.session(), counters)?;
-    }
+    // A failure to store the counters is a warning, never the operation's failure (DESIGN
+    // section 8): an apply that committed stays a success.
+    engine.save_event_counters(em);
     result
 }
 

@@ -47,7 +47,8 @@ impl Observer for Human {
     }
 }
 
-/// The exit status of `e` from its kind ([`BptError::kind`]), the message redacted.
+/// The exit status of `e` from its kind ([`BptError::kind`]), the message redacted (so the
+/// unredacted error is not kept as the source).
 fn exit_of(e: BptError, redactor: &Redactor) -> CliError {
     let message = match e {
         BptError::DuplicateKey(_) => format!("the request: {e}"),

@@ -12,7 +12,9 @@ use genesis::session::SessionError;
 use genesis::snapshot::SnapshotError;
 use genesis::store::StoreError;
 
-/// An error with its exit status.
+/// An error with its exit status, its kind and (for a library error) the typed error itself,
+/// as jj's `CommandError` keeps its source: a caller can match the variant instead of the
+/// message text.
 #[derive(Debug)]
 pub struct CliError {
     /// The exit status (1–4).
@@ -22,6 +24,8 @@ pub struct CliError {
     /// The class of the failure, for the event code and `retryable` (DESIGN section 8); from
     /// the error variant, never from the message.
     pub kind: ErrorKind,
+    /// The library error this was made from (`None` for the CLI's own usage errors).
+    pub source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl CliError {
@@ -31,7 +35,34 @@ impl CliError {
             code: kind.exit_code(),
             message: message.into(),
             kind,
+            source: None,
         }
+    }
+
+    /// The error `source` of `kind` (its `kind()`), its message its text, kept typed.
+    pub fn from_source(
+        kind: ErrorKind,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        CliError {
+            source: Some(Box::new(source)),
+            ..CliError::of(kind, String::new())
+        }
+        .with_message_of_source()
+    }
+
+    fn with_message_of_source(mut self) -> Self {
+        if let Some(s) = &self.source {
+            self.message = s.to_string();
+        }
+        self
+    }
+
+    /// The library error this was made from, if any, to match by variant
+    /// (`e.source_as::<EngineError>()`).
+    #[allow(dead_code)]
+    pub fn source_as<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.source.as_deref()?.downcast_ref::<E>()
     }
 
     /// Bad input or usage (exit 2).
@@ -61,7 +92,7 @@ macro_rules! by_kind {
     ($($t:ty),*) => {$(
         impl From<$t> for CliError {
             fn from(e: $t) -> Self {
-                CliError::of(e.kind(), e.to_string())
+                CliError::from_source(e.kind(), e)
             }
         }
     )*};
@@ -91,8 +122,35 @@ impl From<DiffError> for CliError {
                 code: 0,
                 message: String::new(),
                 kind: ErrorKind::Io,
+                source: Some(Box::new(e)),
             },
-            e => CliError::of(e.kind(), e.to_string()),
+            e => CliError::from_source(e.kind(), e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_error_is_kept_typed_with_its_kind_and_message() {
+        let e = CliError::from(EngineError::NotOpen {
+            id: "s1".into(),
+            status: genesis::session::Status::Applied,
+        });
+        assert_eq!((e.code, e.kind), (3, ErrorKind::State));
+        assert_eq!(
+            e.message,
+            "session s1 is applied; only an open session can be changed"
+        );
+        assert!(
+            matches!(
+                e.source_as::<EngineError>(),
+                Some(EngineError::NotOpen { id, .. }) if id == "s1"
+            ),
+            "{e:?}"
+        );
+        assert!(CliError::usage("bad").source.is_none());
     }
 }

@@ -52,16 +52,15 @@ pub fn emitter(ctx: &Context, engine: &Engine, session: &str) -> Result<Emitter,
 }
 
 /// Stores the emitter's counters with its session, so the next command numbers on (nothing
-/// when events are off or the sink failed).
-pub fn save(engine: &Engine, em: &Emitter) -> Result<(), CliError> {
-    if let Some(counters) = em.counters() {
-        engine.store_event_counters(em.session(), counters)?;
-    }
-    Ok(())
+/// when events are off or the sink failed). A failure is a warning, never the command's
+/// failure ([`Engine::save_event_counters`], DESIGN section 8).
+pub fn save(engine: &Engine, em: &Emitter) {
+    engine.save_event_counters(em);
 }
 
 /// Runs `op` with the events of existing session `session`: a failure is reported as an event
-/// too, and the counters are stored afterwards either way.
+/// too, and the counters are stored afterwards either way (a failure to store them is a
+/// warning: the command's result is `op`'s).
 pub fn with_events<T>(
     ctx: &Context,
     engine: &Engine,
@@ -75,8 +74,6 @@ pub fn with_events<T>(
     {
         em.emit(&e.kind.event(e.message.clone()));
     }
-    let saved = save(engine, &em);
-    let value = result?;
-    saved?;
-    Ok(value)
+    save(engine, &em);
+    result
 }

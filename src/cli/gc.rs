@@ -17,7 +17,7 @@ pub struct Args {
 
 impl From<genesis::gc::GcError> for CliError {
     fn from(e: genesis::gc::GcError) -> Self {
-        CliError::of(e.kind(), e.to_string())
+        CliError::from_source(e.kind(), e)
     }
 }
 

@@ -15,6 +15,18 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     let session = super::ids::session(&engine, &args.session)?;
     let out = engine.replay(&session, &ReplayOptions::default())?;
+    // A step that could not read the store (a corrupt or missing object) is not a finding
+    // about the patch: the command fails with that error's kind (corruption: exit 4).
+    let unreadable = out.steps.iter().find_map(|s| {
+        let e = s.error.as_ref()?;
+        (e.kind() != genesis::ErrorKind::BadInput).then_some((s, e))
+    });
+    if let Some((s, e)) = unreadable {
+        return Err(CliError {
+            source: Some(Box::new(e.clone())),
+            ..CliError::of(e.kind(), format!("patch {}: {e}", s.index + 1))
+        });
+    }
     let all = out.matches();
     let steps = out.steps;
     if ctx.json {
@@ -27,7 +39,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                     "replayed": s.replayed,
                     "modes_match": s.modes_match,
                     "match": s.matches(),
-                    "error": s.error,
+                    "error": s.error.as_ref().map(|e| e.to_string()),
                 })
             })
             .collect();

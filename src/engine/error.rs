@@ -45,6 +45,19 @@ pub enum EngineError {
         /// Its status.
         status: Status,
     },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
+    },
     /// `restore` of a session that is not aborted, or whose abort saved nothing.
     #[error("session {id}: nothing to restore: {reason}")]
     NothingToRestore {
@@ -59,7 +72,7 @@ pub enum EngineError {
         /// The session.
         id: String,
         /// Why.
-        reason: String,
+        reason: NotVerifiedReason,
     },
     /// The workspace changed under the session: these paths no longer hold their base content.
     #[error("the workspace changed under session {id}; nothing was written. Conflicting paths:\n{}", .conflicts.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n"))]
@@ -289,6 +302,62 @@ pub enum EngineError {
     },
 }
 
+/// Why `apply` finds no passing verification of the session's current snapshot
+/// ([`EngineError::NotVerified`], [`crate::engine::ApplyError::NotVerified`]; State, exit 3).
+/// Each message ends with what to run.
+#[derive(Debug, thiserror::Error)]
+pub enum NotVerifiedReason {
+    /// The session was never verified.
+    #[error("it has not been verified; run `genesis verify` first")]
+    NeverVerified,
+    /// The verification is of an earlier snapshot (a patch landed since).
+    #[error(
+        "the verification is of snapshot {verified}, not the current snapshot {current}; run `genesis verify` again"
+    )]
+    OtherSnapshot {
+        /// The snapshot verified.
+        verified: Digest,
+        /// The session's current snapshot.
+        current: Digest,
+    },
+    /// The verification ran and an obligation failed.
+    #[error("its obligations failed (acceptance {acceptance}); `genesis status {id}` shows which")]
+    ObligationsFailed {
+        /// The session.
+        id: String,
+        /// Its acceptance record.
+        acceptance: Digest,
+    },
+    /// The acceptance record is not in the store (removed, e.g. by hand). A record that is
+    /// there but corrupt is the store's error instead (I/O, exit 4).
+    #[error(
+        "its acceptance record {acceptance} cannot be read ({source}); run `genesis verify` again"
+    )]
+    RecordMissing {
+        /// The record.
+        acceptance: Digest,
+        /// The store's [`StoreError::Missing`] (boxed: the error stays small).
+        source: Box<StoreError>,
+    },
+    /// The record's object is not an acceptance record.
+    #[error("its acceptance record {acceptance} is not valid: {source}")]
+    RecordInvalid {
+        /// The record.
+        acceptance: Digest,
+        /// Why it does not parse (boxed: the error stays small).
+        source: Box<crate::json::JsonError>,
+    },
+    /// The record does not show every obligation of the base manifest passing on the current
+    /// snapshot (another manifest, snapshot or failing check).
+    #[error(
+        "its acceptance record {acceptance} does not show every obligation of the base manifest passing on the current snapshot; run `genesis verify` again"
+    )]
+    RecordMismatch {
+        /// The record.
+        acceptance: Digest,
+    },
+}
+
 /// What reading a session under the lock and its base manifest can fail with: the part every
 /// operation on an existing session shares ([`Engine::lock_open_session`] and the manifest of
 /// its base). Each operation's error has a variant of the same name for each of these.
@@ -307,6 +376,19 @@ pub enum SessionAccessError {
         id: String,
         /// Its status.
         status: Status,
+    },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
     },
     /// The base manifest stored for the session is not valid.
     #[error(transparent)]
@@ -331,6 +413,7 @@ macro_rules! from_session_access {
                     A::Store(s) => $t::Store(s),
                     A::Session(s) => $t::Session(s),
                     A::NotOpen { id, status } => $t::NotOpen { id, status },
+                    A::RecoveryPending { id, journal } => $t::RecoveryPending { id, journal },
                     A::Manifest(m) => $t::Manifest(m),
                     A::StateWithoutManifest { id, path } => $t::StateWithoutManifest { id, path },
                 }

@@ -23,7 +23,7 @@ use crate::journal::{FileState, Journal, JournalError, JournalOp};
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ManifestError};
 use crate::materialize::{MaterializeError, MaterializeOptions, materialize};
 use crate::obligation::{AcceptanceRecord, CommandResult, StaticResult, static_checks};
-use crate::patch::{FileChange, PatchError, PreImage, apply_patch};
+use crate::patch::{FileChange, PatchError, PreImage, ReadError, apply_patch};
 use crate::path::{WorkspacePath, absolute_resolved, forbidden_path};
 use crate::session::{
     self, MAX_PATCHES, ObligationLog, PatchEntry, SESSION_SCHEMA, Session, SessionError, SessionId,
@@ -53,7 +53,9 @@ pub use abort::{
     RestoreOutcome,
 };
 pub use apply::{ApplyError, ApplyOptions, ApplyOutcome};
-pub use error::{ConflictKind, DirectoryError, EngineError, PathConflict, SessionAccessError};
+pub use error::{
+    ConflictKind, DirectoryError, EngineError, NotVerifiedReason, PathConflict, SessionAccessError,
+};
 pub(crate) use error::{from_directory_error, from_session_access};
 pub use locked::LockedSession;
 pub use log::{ObligationReport, VerificationLog};
@@ -61,11 +63,11 @@ pub use open::{OpenError, OpenOptions, OpenOutcome};
 pub use patch::{PatchInput, PatchOutcome, PatchSessionError};
 pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
 pub use recover::{RecoverOptions, RecoverOutcome};
-pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep};
+pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep, ReplayStepError};
 pub use verify::{VerifyError, VerifyOptions, VerifyOutcome};
 
 /// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
-/// `open`, `patch`, `verify`, `apply` and `abort` report their events through it.
+/// `open`, `patch`, `verify`, `apply` and `abort_with` report their events through it.
 pub use crate::events::{NoObserver, Observer};
 
 /// The size of a session's change, base to current.
@@ -96,13 +98,13 @@ impl PreImage for TreeImage<'_> {
     fn contains(&self, path: &WorkspacePath) -> bool {
         self.0.snapshot.get(path.as_str()).is_some()
     }
-    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String> {
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, ReadError> {
         let f = self
             .0
             .snapshot
             .get(path.as_str())
-            .ok_or_else(|| format!("{path}: not in the snapshot"))?;
-        self.0.read(f).map_err(|e| e.to_string())
+            .ok_or(ReadError::NotInTree)?;
+        Ok(self.0.read(f)?)
     }
     fn is_executable(&self, path: &WorkspacePath) -> bool {
         self.0.is_executable(path)
@@ -328,6 +330,29 @@ impl Engine {
         guard.state_mut().events = counters.clone();
         guard.commit()?;
         Ok(())
+    }
+
+    /// Stores `em`'s counters with its session (nothing when events are off or its sink
+    /// failed), as both front ends do after an operation. A failure (I/O, a store lock held
+    /// elsewhere) is one warning on standard error, `genesis: warning: session ID: the event
+    /// counters were not stored (…); the next command's events may repeat sequence numbers`,
+    /// never the operation's failure: a sink failure never turns an operation into a failure
+    /// (DESIGN section 8), and the operation (e.g. a committed apply) is done. Returns whether
+    /// the counters were stored (true when there was nothing to store).
+    pub fn save_event_counters(&self, em: &crate::events::Emitter) -> bool {
+        let Some(counters) = em.counters() else {
+            return true;
+        };
+        match self.store_event_counters(em.session(), counters) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!(
+                    "genesis: warning: session {}: the event counters were not stored ({e}); the next command's events may repeat sequence numbers",
+                    em.session()
+                );
+                false
+            }
+        }
     }
 
     /// Reads a session and its state.

@@ -54,6 +54,19 @@ pub enum PatchSessionError {
         /// Its status.
         status: Status,
     },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
+    },
     /// The base manifest stored for the session is not valid.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
@@ -187,6 +200,7 @@ impl From<PatchSessionError> for EngineError {
             P::Store(s) => EngineError::Store(s),
             P::Session(s) => EngineError::Session(s),
             P::NotOpen { id, status } => EngineError::NotOpen { id, status },
+            P::RecoveryPending { id, journal } => EngineError::RecoveryPending { id, journal },
             P::Manifest(m) => EngineError::Manifest(m),
             P::StateWithoutManifest { id, path } => EngineError::StateWithoutManifest { id, path },
             P::TooManyPatches { id, limit } => EngineError::TooManyPatches { id, limit },

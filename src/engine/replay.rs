@@ -40,8 +40,38 @@ pub struct ReplayStep {
     /// Whether executable bits also match.
     pub modes_match: bool,
     /// Why it failed to apply, if it did.
-    pub error: Option<String>,
+    pub error: Option<ReplayStepError>,
 }
+
+/// Why a stored patch did not apply in [`Engine::replay`]: the typed error the same patch
+/// gets from `patch` (shared, so steps stay `Clone`). Its [`ReplayStepError::kind`] tells a
+/// patch that no longer applies ([`crate::ErrorKind::BadInput`], a finding of the replay)
+/// from a store that cannot be read ([`crate::ErrorKind::Io`], e.g. a corrupt object, exit 4).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(transparent)]
+pub struct ReplayStepError(pub std::sync::Arc<PatchSessionError>);
+
+impl ReplayStepError {
+    /// The error's kind (DESIGN section 7), the same as `patch` would report.
+    pub fn kind(&self) -> crate::ErrorKind {
+        self.0.kind()
+    }
+}
+
+impl From<PatchSessionError> for ReplayStepError {
+    fn from(e: PatchSessionError) -> Self {
+        ReplayStepError(std::sync::Arc::new(e))
+    }
+}
+
+impl PartialEq for ReplayStepError {
+    /// The same shared error (the same `Arc`), never compared by text.
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ReplayStepError {}
 
 impl ReplayStep {
     /// Whether the replayed snapshot equals the recorded one.
@@ -59,7 +89,9 @@ impl Engine {
     ///
     /// # Errors
     /// Session and store errors (a stored snapshot document with a key twice is
-    /// [`StoreError::DuplicateKey`]); a patch that no longer applies is reported in its step.
+    /// [`StoreError::DuplicateKey`]); a patch that no longer applies is reported in its step,
+    /// with its typed error ([`ReplayStepError`]; a store object that is corrupt or missing
+    /// there has kind [`crate::ErrorKind::Io`]).
     pub fn replay(&self, id: &str, opts: &ReplayOptions) -> Result<ReplayOutcome, EngineError> {
         let (session, state) = session::load(&self.store, id)?;
         // Every snapshot the session names is read (strictly), also with no patch to replay,
@@ -77,11 +109,9 @@ impl Engine {
             )?;
             let text = self.store.read_object(&entry.patch)?;
             let replayed = apply_patch(&text, &TreeImage(&before), &popts)
-                .map_err(|e| e.to_string())
-                .and_then(|out| {
-                    self.apply_changes(&before, out.changes)
-                        .map_err(|e| e.to_string())
-                });
+                .map_err(PatchSessionError::from)
+                .and_then(|out| self.apply_changes(&before, out.changes))
+                .map_err(ReplayStepError::from);
             let step = match replayed {
                 Ok((snap, exec, _)) => ReplayStep {
                     index: i,

@@ -59,6 +59,19 @@ pub enum VerifyError {
         /// Its status.
         status: Status,
     },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
+    },
     /// The base manifest stored for the session is not valid.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
@@ -149,6 +162,7 @@ impl From<VerifyError> for EngineError {
             V::Store(s) => EngineError::Store(s),
             V::Session(s) => EngineError::Session(s),
             V::NotOpen { id, status } => EngineError::NotOpen { id, status },
+            V::RecoveryPending { id, journal } => EngineError::RecoveryPending { id, journal },
             V::Manifest(m) => EngineError::Manifest(m),
             V::StateWithoutManifest { id, path } => EngineError::StateWithoutManifest { id, path },
             V::SessionMoved { id, verified, now } => {

@@ -15,7 +15,7 @@
 //! 4. delete the journal and fsync its directory.
 //!
 //! `execute` is idempotent: a path already holding its post state is left alone, stale temp
-//! files of an earlier run are removed first. So [`recover`] simply runs steps 2–4 again for
+//! files of an earlier run are removed first. So `recover` simply runs steps 2–4 again for
 //! every journal it finds, and recovery survives being interrupted itself. A crash before step
 //! 1 completes leaves no journal and an untouched workspace; after it, the next `genesis`
 //! command (or `genesis recover`) finishes the change. Either way the workspace ends byte for
@@ -122,6 +122,12 @@ pub enum JournalError {
     },
 }
 
+/// The journal file of session `session`: `journal/<session>.json` in the store. While it
+/// exists an apply or abort of the session is unfinished (see [`crate::engine::Engine::recover`]).
+pub(crate) fn journal_path(store: &Store, session: &str) -> PathBuf {
+    journal_dir(store).join(format!("{session}.json"))
+}
+
 fn journal_dir(store: &Store) -> PathBuf {
     store.path().join("journal")
 }
@@ -195,7 +201,7 @@ fn real_dir(path: &Path) -> bool {
 }
 
 /// Gives every existing directory on the way to a post path of `journal` the journal's
-/// spelling (DESIGN section 6, "Directory spellings"), parents first.
+/// spelling (DESIGN section 6, "Spellings"), parents first.
 ///
 /// On a case-insensitive or normalising file system (macOS, Windows) `dir/a.txt` opens
 /// `Dir/a.txt`, so a change that moves every file of `Dir/` to `dir/` would otherwise write its
@@ -346,8 +352,10 @@ fn make_dirs(
 }
 
 /// Before anything is touched: no directory on the way to any path may be a symbolic link,
-/// and none may be a file unless this change deletes that file.
+/// and none may be a file unless this change deletes that file. The walk is
+/// [`crate::path::blocked_parent`], the one apply's preconditions and abort use.
 pub(crate) fn check_parents(root: &Path, journal: &Journal) -> Result<(), JournalError> {
+    use crate::path::{BlockedParent, blocked_parent};
     let deleted: BTreeSet<&str> = journal
         .ops
         .iter()
@@ -355,36 +363,25 @@ pub(crate) fn check_parents(root: &Path, journal: &Journal) -> Result<(), Journa
         .map(|o| o.path.as_str())
         .collect();
     for op in &journal.ops {
-        let comps: Vec<&str> = op.path.components().collect();
-        let mut cur = root.to_path_buf();
-        let mut rel = String::new();
-        for comp in &comps[..comps.len() - 1] {
-            cur.push(comp);
-            if !rel.is_empty() {
-                rel.push('/');
+        // A file this change deletes (not yet deleted), or a file above a path this change
+        // deletes: that path cannot exist, so its deletion is already done. The second case
+        // is the state a directory↔file swap reaches once the new file is in place; without
+        // it, a re-run (recovery) could never finish.
+        let deletable = |prefix: &str| deleted.contains(prefix) || op.post.is_none();
+        match blocked_parent(root, &op.path, deletable) {
+            None => {}
+            Some(BlockedParent::Link(path)) => {
+                return Err(JournalError::Unsafe {
+                    path,
+                    reason: "is a symbolic link; nothing is written or deleted through links"
+                        .into(),
+                });
             }
-            rel.push_str(comp);
-            match std::fs::symlink_metadata(&cur) {
-                Ok(md) if md.file_type().is_symlink() => {
-                    return Err(JournalError::Unsafe {
-                        path: rel,
-                        reason: "is a symbolic link; nothing is written or deleted through links"
-                            .into(),
-                    });
-                }
-                Ok(md) if md.is_dir() => {}
-                // A file this change deletes (not yet deleted), or a file above a path this
-                // change deletes: that path cannot exist, so its deletion is already done. The
-                // second case is the state a directory↔file swap reaches once the new file is
-                // in place; without it, a re-run (recovery) could never finish.
-                Ok(_) if deleted.contains(rel.as_str()) || op.post.is_none() => break,
-                Ok(_) => {
-                    return Err(JournalError::Unsafe {
-                        path: rel,
-                        reason: "is a file where a directory is needed".into(),
-                    });
-                }
-                Err(_) => break,
+            Some(BlockedParent::File(path)) => {
+                return Err(JournalError::Unsafe {
+                    path,
+                    reason: "is a file where a directory is needed".into(),
+                });
             }
         }
     }
@@ -416,7 +413,7 @@ pub(crate) fn cancel(store: &Store, session: &str) -> Result<(), JournalError> {
 /// `fault_point`, a fault-injection point (`unlink <path>`) comes first.
 fn remove_journal(store: &Store, session: &str, fault_point: bool) -> Result<(), JournalError> {
     let dir = journal_dir(store);
-    let path = dir.join(format!("{session}.json"));
+    let path = journal_path(store, session);
     if fault_point {
         point(&format!("unlink {}", path.display())).map_err(|source| StoreError::Io {
             path: path.clone(),
@@ -671,4 +668,5 @@ pub(crate) fn finish(store: &Store, journal: &Journal) -> Result<(), JournalErro
 }
 
 mod recover;
-pub use recover::{RecoverOutcome, pending, recover};
+pub(crate) use recover::recover;
+pub use recover::{RecoverOutcome, pending};

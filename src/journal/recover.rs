@@ -80,7 +80,7 @@ pub fn pending(store: &Store) -> Result<Vec<Journal>, JournalError> {
     Ok(out)
 }
 
-/// What [`recover`] did.
+/// What recovery ([`crate::engine::Engine::recover`]) did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecoverOutcome {
     /// Sessions whose interrupted change was finished.
@@ -116,7 +116,7 @@ fn record_rescued(store: &Store, id: &str, rescued: &[Rescued]) -> Result<(), Jo
 ///
 /// # Errors
 /// As `execute` and `finish`; the journal stays, so recovery can be run again.
-pub fn recover(store: &Store, root: &Path) -> Result<RecoverOutcome, JournalError> {
+pub(crate) fn recover(store: &Store, root: &Path) -> Result<RecoverOutcome, JournalError> {
     let mut out = RecoverOutcome::default();
     for j in pending(store)? {
         let rescued = execute_with(store, root, &j, true)?;

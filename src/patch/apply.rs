@@ -177,9 +177,9 @@ fn mode(m: &str, path: &str, line: usize) -> Result<bool, PatchError> {
 }
 
 fn read(tree: &dyn PreImage, path: &WorkspacePath) -> Result<Vec<u8>, PatchError> {
-    tree.read(path).map_err(|message| PatchError::Read {
+    tree.read(path).map_err(|source| PatchError::Read {
         path: path.to_string(),
-        message,
+        source,
     })
 }
 

@@ -148,13 +148,56 @@ use crate::path::{PathError, WorkspacePath};
 pub trait PreImage {
     /// Whether `path` is a regular file in the tree.
     fn contains(&self, path: &WorkspacePath) -> bool;
-    /// Its bytes. Errors are the engine's I/O errors, passed through as a string.
-    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String>;
+    /// Its bytes.
+    ///
+    /// # Errors
+    /// [`ReadError`]: the tree's own error, kept typed, so store corruption found while
+    /// reading stays store corruption (exit 4, DESIGN section 7).
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, ReadError>;
     /// Whether its executable bit is set.
     fn is_executable(&self, path: &WorkspacePath) -> bool;
     /// Every regular file in the tree (used to judge case and normalisation collisions on the
     /// result tree).
     fn paths(&self) -> Vec<WorkspacePath>;
+}
+
+/// Why a [`PreImage`] could not give a file's bytes. It is kept in [`PatchError::Read`], whose
+/// kind is this error's ([`ReadError::kind`]).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ReadError {
+    /// The tree says it holds the path but has no content for it. Bad input (exit 2).
+    #[error("not in the tree")]
+    NotInTree,
+    /// Reading a snapshot's content failed (the engine's trees): a store object that is
+    /// missing or corrupt is [`crate::diff::DiffError::Store`], I/O (exit 4). Shared, so that
+    /// [`PatchError`] stays `Clone`.
+    #[error(transparent)]
+    Diff(std::sync::Arc<crate::diff::DiffError>),
+    /// A reader outside the engine (a test's or fuzzer's tree) failed, with its message:
+    /// I/O (exit 4).
+    #[error("{0}")]
+    Other(String),
+}
+
+impl PartialEq for ReadError {
+    /// Equal when the same variant holds the same error: `Diff` compares the shared error
+    /// itself (the same `Arc`), never its text.
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ReadError::NotInTree, ReadError::NotInTree) => true,
+            (ReadError::Diff(a), ReadError::Diff(b)) => std::sync::Arc::ptr_eq(a, b),
+            (ReadError::Other(a), ReadError::Other(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ReadError {}
+
+impl From<crate::diff::DiffError> for ReadError {
+    fn from(e: crate::diff::DiffError) -> Self {
+        ReadError::Diff(std::sync::Arc::new(e))
+    }
 }
 
 /// What a patch does to one path.
@@ -429,13 +472,14 @@ pub enum PatchError {
         /// Patch line.
         line: usize,
     },
-    /// Reading the pre-image failed.
-    #[error("{path}: cannot read the file: {message}")]
+    /// Reading the pre-image failed; the error's kind is the source's
+    /// ([`PatchError::kind`]): store corruption is I/O (exit 4).
+    #[error("{path}: cannot read the file: {source}")]
     Read {
         /// The path.
         path: String,
-        /// The engine's error.
-        message: String,
+        /// The tree's error.
+        source: ReadError,
     },
     /// A file entry with neither hunks nor a mode change.
     #[error("{path}: patch line {line}: file entry changes nothing (no hunks, no mode change)")]

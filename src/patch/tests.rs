@@ -10,10 +10,10 @@ impl PreImage for Mem {
     fn contains(&self, path: &WorkspacePath) -> bool {
         self.0.contains_key(path.as_str())
     }
-    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, String> {
+    fn read(&self, path: &WorkspacePath) -> Result<Vec<u8>, ReadError> {
         match self.0.get(path.as_str()) {
             Some((d, _)) if *d != b"<io error>" => Ok(d.to_vec()),
-            _ => Err("disk on fire".into()),
+            _ => Err(ReadError::Other("disk on fire".into())),
         }
     }
     fn is_executable(&self, path: &WorkspacePath) -> bool {
@@ -308,7 +308,7 @@ fn read_errors_pass_through() {
         err(p, &t),
         PatchError::Read {
             path: "f".into(),
-            message: "disk on fire".into()
+            source: ReadError::Other("disk on fire".into())
         }
     );
 }

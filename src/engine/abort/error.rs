@@ -27,6 +27,19 @@ pub enum AbortError {
         /// Its status.
         status: Status,
     },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
+    },
     /// The base manifest stored for the session is not valid.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
@@ -99,6 +112,7 @@ impl From<AbortError> for EngineError {
             A::Store(s) => EngineError::Store(s),
             A::Session(s) => EngineError::Session(s),
             A::NotOpen { id, status } => EngineError::NotOpen { id, status },
+            A::RecoveryPending { id, journal } => EngineError::RecoveryPending { id, journal },
             A::Manifest(m) => EngineError::Manifest(m),
             A::StateWithoutManifest { id, path } => EngineError::StateWithoutManifest { id, path },
             A::Conflict { id, conflicts } => EngineError::Conflict { id, conflicts },

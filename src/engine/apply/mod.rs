@@ -43,6 +43,19 @@ pub enum ApplyError {
         /// Its status.
         status: Status,
     },
+    /// An interrupted apply or abort of the session left its journal
+    /// (`journal/<id>.json`); with recovery explicit, nothing acts on the session until
+    /// [`crate::engine::Engine::recover`] finishes it. State (exit 3).
+    #[error(
+        "session {id}: an interrupted apply/abort of this session is pending ({}): run `genesis recover`",
+        .journal.display()
+    )]
+    RecoveryPending {
+        /// The session.
+        id: String,
+        /// Its journal file.
+        journal: PathBuf,
+    },
     /// The base manifest stored for the session is not valid.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
@@ -61,7 +74,7 @@ pub enum ApplyError {
         /// The session.
         id: String,
         /// Why.
-        reason: String,
+        reason: NotVerifiedReason,
     },
     /// The workspace changed under the session; nothing was written.
     #[error("the workspace changed under session {id}; nothing was written. Conflicting paths:\n{}", .conflicts.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n"))]
@@ -95,6 +108,9 @@ impl From<ApplyError> for EngineError {
             ApplyError::Store(s) => EngineError::Store(s),
             ApplyError::Session(s) => EngineError::Session(s),
             ApplyError::NotOpen { id, status } => EngineError::NotOpen { id, status },
+            ApplyError::RecoveryPending { id, journal } => {
+                EngineError::RecoveryPending { id, journal }
+            }
             ApplyError::Manifest(m) => EngineError::Manifest(m),
             ApplyError::StateWithoutManifest { id, path } => {
                 EngineError::StateWithoutManifest { id, path }
@@ -142,30 +158,23 @@ impl Engine {
     fn apply_inner(&self, id: &str, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
         let guard = self.locked(id, true)?;
         let (session, state) = (guard.session(), guard.state());
+        let refuse = |reason: NotVerifiedReason| ApplyError::NotVerified {
+            id: id.into(),
+            reason,
+        };
         match &session.verification {
-            None => {
-                return Err(ApplyError::NotVerified {
-                    id: id.into(),
-                    reason: "it has not been verified; run `genesis verify` first".into(),
-                });
-            }
+            None => return Err(refuse(NotVerifiedReason::NeverVerified)),
             Some(v) if v.snapshot != session.current_snapshot => {
-                return Err(ApplyError::NotVerified {
-                    id: id.into(),
-                    reason: format!(
-                        "the verification is of snapshot {}, not the current snapshot {}; run `genesis verify` again",
-                        v.snapshot, session.current_snapshot
-                    ),
-                });
+                return Err(refuse(NotVerifiedReason::OtherSnapshot {
+                    verified: v.snapshot,
+                    current: session.current_snapshot,
+                }));
             }
             Some(v) if !v.obligations_ok => {
-                return Err(ApplyError::NotVerified {
+                return Err(refuse(NotVerifiedReason::ObligationsFailed {
                     id: id.into(),
-                    reason: format!(
-                        "its obligations failed (acceptance {}); `genesis status {id}` shows which",
-                        v.acceptance
-                    ),
-                });
+                    acceptance: v.acceptance,
+                }));
             }
             Some(v) => self.check_acceptance(id, session, state, v.acceptance)?,
         }
@@ -266,14 +275,18 @@ impl Engine {
         state: &SessionState,
         acceptance: Digest,
     ) -> Result<(), ApplyError> {
-        let refuse = |reason: String| ApplyError::NotVerified {
+        let refuse = |reason: NotVerifiedReason| ApplyError::NotVerified {
             id: id.into(),
             reason,
         };
-        let bytes = self.store.read_object(&acceptance).map_err(|e| {
-            refuse(format!(
-                "its acceptance record {acceptance} cannot be read ({e}); run `genesis verify` again"
-            ))
+        // A record that is gone is a session to verify again (State, exit 3); one that is
+        // there but cannot be read or is corrupt is the store's failure (I/O, exit 4).
+        let bytes = self.store.read_object(&acceptance).map_err(|e| match e {
+            e @ StoreError::Missing { .. } => refuse(NotVerifiedReason::RecordMissing {
+                acceptance,
+                source: Box::new(e),
+            }),
+            e => ApplyError::Store(e),
         })?;
         let record: AcceptanceRecord = crate::json::from_slice(&bytes).map_err(|e| match e {
             crate::json::JsonError::Duplicate(source) => {
@@ -282,9 +295,10 @@ impl Engine {
                     source,
                 })
             }
-            e => refuse(format!(
-                "its acceptance record {acceptance} is not valid: {e}"
-            )),
+            source => refuse(NotVerifiedReason::RecordInvalid {
+                acceptance,
+                source: Box::new(source),
+            }),
         })?;
         let manifest = self.manifest_of(state, session)?;
         let ids: Vec<&str> = manifest.obligations.iter().map(|o| o.id.as_str()).collect();
@@ -299,9 +313,7 @@ impl Engine {
             && record.static_results.iter().all(|s| s.passed)
             && record.obligations.iter().all(|o| o.passed);
         if !ok {
-            return Err(refuse(format!(
-                "its acceptance record {acceptance} does not show every obligation of the base manifest passing on the current snapshot; run `genesis verify` again"
-            )));
+            return Err(refuse(NotVerifiedReason::RecordMismatch { acceptance }));
         }
         Ok(())
     }
