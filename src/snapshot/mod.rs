@@ -450,19 +450,48 @@ impl Snapshot {
     /// valid, but cannot be checked out on a case-insensitive or normalising file system (macOS,
     /// Windows): one name would overwrite the other. Each group holds two or more names,
     /// sorted by bytes; the groups are sorted by their first name. Empty for most trees.
+    ///
+    /// Cost: one hash of the folded name for each file and each directory (a directory is seen
+    /// once, where the sorted list enters it), without allocating for ASCII names; only names
+    /// whose hashes meet are folded in full and compared.
     pub fn fold_collisions(&self) -> Vec<Vec<String>> {
-        let mut groups: std::collections::HashMap<String, BTreeSet<&str>> =
-            std::collections::HashMap::new();
+        use std::collections::hash_map::Entry;
+        let state = std::hash::RandomState::new();
+        let mut buf = Vec::new();
+        let mut first: HashMap<u64, &str> = HashMap::with_capacity(self.files.len() * 3 / 2);
+        let mut suspects: Vec<&str> = Vec::new();
+        let mut prev = "";
         for f in &self.files {
             let p = f.path.as_str();
-            let ends = p.match_indices('/').map(|(i, _)| i).chain([p.len()]);
+            // Directories ending before the first byte where `p` leaves `prev` were seen with
+            // `prev` (the list is sorted, so a directory's paths are contiguous).
+            let common = p
+                .bytes()
+                .zip(prev.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let ends = p
+                .match_indices('/')
+                .map(|(i, _)| i)
+                .filter(|i| *i >= common)
+                .chain([p.len()]);
             for end in ends {
                 let name = &p[..end];
-                groups
-                    .entry(crate::path::fold_key(name))
-                    .or_default()
-                    .insert(name);
+                match first.entry(crate::path::fold_key_hash(name, &mut buf, &state)) {
+                    Entry::Occupied(e) => suspects.extend([*e.get(), name]),
+                    Entry::Vacant(e) => {
+                        e.insert(name);
+                    }
+                }
             }
+            prev = p;
+        }
+        let mut groups: HashMap<String, BTreeSet<&str>> = HashMap::new();
+        for name in suspects {
+            groups
+                .entry(crate::path::fold_key(name))
+                .or_default()
+                .insert(name);
         }
         let mut out: Vec<Vec<String>> = groups
             .into_values()
