@@ -174,15 +174,45 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl Node {
-    /// The node's canonical bytes: RFC 8785 JSON (see the module docs), through
-    /// [`crate::hash::canonical_json`].
+    /// The node's canonical bytes: RFC 8785 JSON (see the module docs), written by hand for
+    /// the node's fixed shape (keys already in JCS order; strings escaped as JCS section 3.2.2.2
+    /// says; integers up to 2^53 in decimal), byte for byte what
+    /// [`crate::hash::canonical_json`] gives (checked by a property test).
     pub fn canonical_bytes(&self) -> Vec<u8> {
-        crate::hash::canonical_json(&NodeJson {
-            directories: std::borrow::Cow::Borrowed(&self.directories),
-            files: std::borrow::Cow::Borrowed(&self.files),
-            schema: std::borrow::Cow::Borrowed(TREE_SCHEMA),
-        })
-        .expect("tree nodes hold only strings, integers and booleans")
+        let mut out =
+            Vec::with_capacity(64 + 100 * self.directories.len() + 150 * self.files.len());
+        out.extend_from_slice(b"{\"directories\":[");
+        for (i, d) in self.directories.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"name\":");
+            jcs_string(&mut out, &d.name);
+            out.extend_from_slice(b",\"node\":");
+            hex_string(&mut out, &d.node);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"files\":[");
+        for (i, f) in self.files.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"blob\":");
+            hex_string(&mut out, &f.blob);
+            out.extend_from_slice(b",\"bytes\":");
+            jcs_u64(&mut out, f.bytes);
+            out.extend_from_slice(if f.executable {
+                b",\"executable\":true,\"name\":"
+            } else {
+                b",\"executable\":false,\"name\":"
+            });
+            jcs_string(&mut out, &f.name);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"schema\":\"");
+        out.extend_from_slice(TREE_SCHEMA.as_bytes());
+        out.extend_from_slice(b"\"}");
+        out
     }
 
     /// The node's identity: SHA-256 of [`Node::canonical_bytes`].
@@ -252,6 +282,75 @@ impl Node {
     /// Whether the node lists nothing.
     pub fn is_empty(&self) -> bool {
         self.directories.is_empty() && self.files.is_empty()
+    }
+}
+
+/// Appends `s` as a JCS string (RFC 8785 section 3.2.2.2, ECMAScript `JSON.stringify`): `"`
+/// and `\` escaped with a backslash; U+0008, U+0009, U+000A, U+000C and U+000D as `\b`,
+/// `\t`, `\n`, `\f` and `\r`; the other controls below U+0020 as `\u00xx` (lower-case
+/// hex); everything else (U+007F and non-ASCII included) as its UTF-8 bytes.
+fn jcs_string(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    let mut control = *b"\\u0000";
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x09 => b"\\t",
+            0x0a => b"\\n",
+            0x0c => b"\\f",
+            0x0d => b"\\r",
+            0x00..=0x1f => {
+                control[4] = HEX[(b >> 4) as usize];
+                control[5] = HEX[(b & 0xf) as usize];
+                &control
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(escape);
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Appends the 64 lower-case hex digits of `d`, quoted.
+fn hex_string(out: &mut Vec<u8>, d: &Digest) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    for b in d.as_bytes() {
+        out.push(HEX[(b >> 4) as usize]);
+        out.push(HEX[(b & 0xf) as usize]);
+    }
+    out.push(b'"');
+}
+
+/// Appends `n` as JCS writes it: an ECMAScript number, so in decimal digits up to 2^53 (every
+/// such integer is exact); above, the number `n as f64` in ECMAScript form, left to
+/// [`crate::hash::canonical_json`] (a file of 8 PiB or more).
+fn jcs_u64(out: &mut Vec<u8>, n: u64) {
+    if n <= 1 << 53 {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut v = n;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        out.extend_from_slice(&digits[at..]);
+    } else {
+        out.extend_from_slice(
+            &crate::hash::canonical_json(&n).expect("an integer is representable in JSON"),
+        );
     }
 }
 
