@@ -249,9 +249,24 @@ impl Snapshot {
     /// # Errors
     /// [`SnapshotDocumentError::Order`] if a path occurs twice.
     pub fn with_executable(
+        files: Vec<SnapshotFile>,
+        executable: &BTreeSet<WorkspacePath>,
+        previous: Option<&Snapshot>,
+    ) -> Result<Self, SnapshotDocumentError> {
+        Snapshot::with_tree_cache(files, executable, previous, None)
+    }
+
+    /// [`Snapshot::with_executable`], a v0.2 tree also taking the identities of directories
+    /// whose entries did not change from `known`, the tree cache of an earlier run
+    /// ([`crate::tree::build_with`]).
+    ///
+    /// # Errors
+    /// As [`Snapshot::with_executable`].
+    pub fn with_tree_cache(
         mut files: Vec<SnapshotFile>,
         executable: &BTreeSet<WorkspacePath>,
         previous: Option<&Snapshot>,
+        known: Option<&crate::tree::TreeCache>,
     ) -> Result<Self, SnapshotDocumentError> {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         check_order(&files)?;
@@ -263,8 +278,12 @@ impl Snapshot {
                 tree: None,
             });
         }
-        let built =
-            crate::tree::build(&files, executable, previous.and_then(|p| p.tree.as_deref()));
+        let built = crate::tree::build_with(
+            &files,
+            executable,
+            previous.and_then(|p| p.tree.as_deref()),
+            known,
+        );
         Ok(Snapshot {
             identity: built.root,
             files,
@@ -291,6 +310,11 @@ impl Snapshot {
             format: SnapshotFormat::V0_2,
             tree: Some(Arc::new(nodes)),
         })
+    }
+
+    /// The v0.2 nodes built with the identity (`None` for v0.1).
+    pub fn built_tree(&self) -> Option<&crate::tree::BuiltTree> {
+        self.tree.as_deref()
     }
 
     /// The format the identity is computed in.

@@ -30,6 +30,9 @@ use std::collections::{BTreeSet, HashMap};
 use crate::hash::Digest;
 use crate::path::WorkspacePath;
 
+pub mod cache;
+pub use cache::TreeCache;
+
 /// The `schema` value of every v0.2 tree node.
 pub const TREE_SCHEMA: &str = "genesis/tree-v0.2";
 
@@ -440,6 +443,9 @@ pub struct BuiltNode {
     pub identity: Digest,
     /// Whether this build computed the identity (the node is new or changed).
     pub fresh: bool,
+    /// The digest of its entries ([`cache::entries_digest`]) when the build was given a
+    /// [`TreeCache`], else `None`.
+    pub entries: Option<Digest>,
 }
 
 /// Every node of a tree, keyed by directory path (`""` for the root, else `a/b`).
@@ -473,21 +479,44 @@ pub fn build<F: TreeFile>(
     executable: &BTreeSet<WorkspacePath>,
     previous: Option<&BuiltTree>,
 ) -> BuiltTree {
+    build_with(files, executable, previous, None)
+}
+
+/// [`build`], also taking identities from `known`, the tree cache of an earlier run: a
+/// directory whose entries digest ([`cache::entries_digest`]) is the one `known` records for
+/// it keeps the recorded identity without being serialised or hashed (not `fresh`). With
+/// `known` given, every [`BuiltNode::entries`] is set, so [`TreeCache::of`] the result is the
+/// cache for the next run.
+pub fn build_with<F: TreeFile>(
+    files: &[F],
+    executable: &BTreeSet<WorkspacePath>,
+    previous: Option<&BuiltTree>,
+    known: Option<&TreeCache>,
+) -> BuiltTree {
     let mut dirs = HashMap::new();
-    let root = build_dir(files, 0, "", executable, previous, &mut dirs);
+    let mut ctx = Ctx {
+        executable,
+        previous,
+        known,
+        buf: Vec::new(),
+        out: &mut dirs,
+    };
+    let root = build_dir(files, 0, "", &mut ctx);
     BuiltTree { root, dirs }
+}
+
+/// What [`build_dir`] reads and writes besides its directory.
+struct Ctx<'a> {
+    executable: &'a BTreeSet<WorkspacePath>,
+    previous: Option<&'a BuiltTree>,
+    known: Option<&'a TreeCache>,
+    buf: Vec<u8>,
+    out: &'a mut HashMap<String, BuiltNode>,
 }
 
 /// Builds the node of the directory `dir` whose members are `files` (all paths start with
 /// `dir/`, or anything for the root; `skip` = bytes of that prefix).
-fn build_dir<F: TreeFile>(
-    files: &[F],
-    skip: usize,
-    dir: &str,
-    executable: &BTreeSet<WorkspacePath>,
-    previous: Option<&BuiltTree>,
-    out: &mut HashMap<String, BuiltNode>,
-) -> Digest {
+fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>) -> Digest {
     let mut node = Node::default();
     let mut i = 0;
     while i < files.len() {
@@ -498,7 +527,7 @@ fn build_dir<F: TreeFile>(
                 node.files.push(FileEntry {
                     blob: f.tree_blob(),
                     bytes: f.tree_bytes(),
-                    executable: executable.contains(f.tree_path()),
+                    executable: ctx.executable.contains(f.tree_path()),
                     name: rest.to_owned(),
                 });
                 i += 1;
@@ -516,14 +545,7 @@ fn build_dir<F: TreeFile>(
                 } else {
                     format!("{dir}/{name}")
                 };
-                let id = build_dir(
-                    &files[i..end],
-                    skip + slash + 1,
-                    &sub,
-                    executable,
-                    previous,
-                    out,
-                );
+                let id = build_dir(&files[i..end], skip + slash + 1, &sub, ctx);
                 node.directories.push(DirEntry {
                     name: name.to_owned(),
                     node: id,
@@ -536,20 +558,26 @@ fn build_dir<F: TreeFile>(
     // sorts before the file `a.b`): sort each list by name bytes.
     node.directories.sort_by(|a, b| a.name.cmp(&b.name));
     node.files.sort_by(|a, b| a.name.cmp(&b.name));
-    let reused = previous
+    let entries = ctx
+        .known
+        .map(|_| cache::entries_digest(&node, &mut ctx.buf));
+    let reused = ctx
+        .previous
         .and_then(|p| p.dirs.get(dir))
         .filter(|p| p.node == node)
-        .map(|p| p.identity);
+        .map(|p| p.identity)
+        .or_else(|| ctx.known.zip(entries.as_ref()).and_then(|(k, e)| k.identity(dir, e)));
     let (identity, fresh) = match reused {
         Some(id) => (id, false),
         None => (node.identity(), true),
     };
-    out.insert(
+    ctx.out.insert(
         dir.to_owned(),
         BuiltNode {
             node,
             identity,
             fresh,
+            entries,
         },
     );
     identity
@@ -638,6 +666,7 @@ fn collect<S: NodeSource>(
             node,
             identity: *id,
             fresh: false,
+            entries: None,
         },
     );
     Ok(())
