@@ -45,6 +45,7 @@ pub struct Tree {
     /// Paths with the executable bit set.
     pub executable: BTreeSet<WorkspacePath>,
     source: Source,
+    partial: bool,
 }
 
 /// One side of [`Tree::compare`]: a directory with the options to snapshot it, or a tree
@@ -55,6 +56,11 @@ pub enum Operand {
     Dir(std::path::PathBuf, SnapshotOptions),
     /// A tree whose members are fixed.
     Tree(Tree),
+    /// A snapshot in the store, read only as far as needed: when both operands of
+    /// [`Tree::compare`] are stored v0.2 trees of one store, only the nodes whose identities
+    /// differ are read ([`crate::tree::diff`]); otherwise it is read whole
+    /// ([`Tree::from_store`]).
+    Stored(Store, Digest),
 }
 
 impl Operand {
@@ -63,6 +69,7 @@ impl Operand {
         match self {
             Operand::Dir(p, opts) => Tree::from_dir(p, opts),
             Operand::Tree(t) => Ok(t.clone()),
+            Operand::Stored(store, id) => Tree::from_store(store, id),
         }
     }
 
@@ -113,6 +120,7 @@ impl Tree {
             snapshot: outcome.snapshot,
             executable: outcome.executable,
             source: Source::Dir(root.to_path_buf()),
+            partial: false,
         })
     }
 
@@ -126,11 +134,56 @@ impl Tree {
     ///
     /// # Errors
     /// As [`Tree::from_dir`] and [`Tree::from_store`].
+    ///
+    /// Two [`Operand::Stored`] v0.2 trees of one store are compared by [`crate::tree::diff`],
+    /// reading only the nodes whose identities differ; each tree returned then lists only its
+    /// side of the changed paths ([`Tree::is_partial`]), which is all [`changes`],
+    /// [`stats`] and [`write_git_diff`] need.
     pub fn compare(a: Operand, b: Operand) -> Result<(Tree, Tree), DiffError> {
+        if let (Operand::Stored(sa, ia), Operand::Stored(sb, ib)) = (&a, &b)
+            && sa.path() == sb.path()
+            && sa.is_stored_tree(ia)
+            && sa.is_stored_tree(ib)
+        {
+            return Tree::stored_changes(sa, ia, ib);
+        }
         let (a1, b1) = (a.read()?, b.read()?);
         let b2 = b.widen(b1.clone(), &a1)?;
         let a2 = a.widen(a1, &b1)?;
         Ok((a2, b2))
+    }
+
+    /// The two stored v0.2 trees `a` and `b`, each listing only its side of the paths that
+    /// differ ([`crate::tree::diff`]: only nodes whose identities differ are read).
+    fn stored_changes(store: &Store, a: &Digest, b: &Digest) -> Result<(Tree, Tree), DiffError> {
+        let list = crate::tree::diff(store, a, b)?;
+        let side = |id: &Digest, pick: &dyn Fn(&crate::tree::TreeChange) -> Option<&crate::tree::FlatFile>| {
+            let mut files = Vec::new();
+            let mut executable = BTreeSet::new();
+            for f in list.iter().filter_map(pick) {
+                if f.executable {
+                    executable.insert(f.path.clone());
+                }
+                files.push(SnapshotFile {
+                    path: f.path.clone(),
+                    blob: f.blob,
+                    bytes: f.bytes,
+                });
+            }
+            Tree {
+                snapshot: Snapshot::partial_v0_2(*id, files),
+                executable,
+                source: Source::Store(store.clone()),
+                partial: true,
+            }
+        };
+        Ok((side(a, &|c| c.old.as_ref()), side(b, &|c| c.new.as_ref())))
+    }
+
+    /// Whether this tree lists only the paths that differ from the tree it was compared with
+    /// (two stored v0.2 trees, see [`Tree::compare`]), not every file of its snapshot.
+    pub fn is_partial(&self) -> bool {
+        self.partial
     }
 
     /// The stored snapshot `identity`, with blobs read from `store`.
@@ -143,6 +196,7 @@ impl Tree {
             snapshot,
             executable,
             source: Source::Store(store.clone()),
+            partial: false,
         })
     }
 
@@ -156,6 +210,7 @@ impl Tree {
             snapshot,
             executable,
             source: Source::Store(store.clone()),
+            partial: false,
         }
     }
 
@@ -165,6 +220,7 @@ impl Tree {
             snapshot,
             executable: BTreeSet::new(),
             source: Source::None,
+            partial: false,
         }
     }
 

@@ -312,6 +312,20 @@ impl Snapshot {
         })
     }
 
+    /// A v0.2 snapshot of the stored tree `identity` that lists only `files`, some of the
+    /// tree's files (the changed paths of a diff between two stored trees,
+    /// [`crate::diff::Tree::compare`]). Its identity is not that of `files`: it is only ever
+    /// compared and printed, never stored (storing it fails: the nodes built from `files` do not
+    /// give `identity`).
+    pub(crate) fn partial_v0_2(identity: Digest, files: Vec<SnapshotFile>) -> Snapshot {
+        Snapshot {
+            identity,
+            files,
+            format: SnapshotFormat::V0_2,
+            tree: None,
+        }
+    }
+
     /// The v0.2 nodes built with the identity (`None` for v0.1).
     pub fn built_tree(&self) -> Option<&crate::tree::BuiltTree> {
         self.tree.as_deref()

@@ -44,6 +44,12 @@ impl Store {
             })
     }
 
+    /// Whether `id` names a stored v0.2 tree (its root node is stored and there is no v0.1
+    /// document of that name), so [`crate::tree::diff`] can compare it node by node.
+    pub fn is_stored_tree(&self, id: &Digest) -> bool {
+        !self.snapshot_path(id).is_file() && self.is_tree_node(id)
+    }
+
     /// Stores every node of a v0.2 snapshot with executable bits `executable` as objects
     /// (present ones are not rewritten) and checks the root is the snapshot's identity.
     pub(super) fn write_tree(
