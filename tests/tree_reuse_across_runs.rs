@@ -124,3 +124,34 @@ fn nodes_missing_from_the_store_are_written_again() {
     let (read, _) = other.read_snapshot(&o.snapshot.identity()).unwrap();
     assert_eq!(read.files(), first.snapshot.files());
 }
+
+#[test]
+fn a_stat_cache_that_every_file_hits_is_not_rewritten() {
+    use std::os::unix::fs::MetadataExt;
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    std::fs::create_dir_all(ws.join("a")).unwrap();
+    std::fs::write(ws.join("a/x.txt"), b"x\n").unwrap();
+    std::fs::write(ws.join("y.txt"), b"y\n").unwrap();
+    let store = Store::init(&d.path().join("store")).unwrap();
+    // Older than the racy window, so the first snapshot caches both files.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let first = snap(&store, &ws);
+    assert_eq!((first.hashed, first.from_cache), (2, 0));
+    let cache = store.stat_cache_path(&ws);
+    let before = std::fs::metadata(&cache).unwrap();
+    let again = snap(&store, &ws);
+    assert_eq!((again.hashed, again.from_cache), (0, 2));
+    let after = std::fs::metadata(&cache).unwrap();
+    assert_eq!(
+        (after.ino(), after.mtime_nsec(), after.mtime()),
+        (before.ino(), before.mtime_nsec(), before.mtime()),
+        "not rewritten (a rewrite renames a new file in)"
+    );
+    // A deleted file leaves an entry over: the cache is rewritten without it.
+    std::fs::remove_file(ws.join("y.txt")).unwrap();
+    let third = snap(&store, &ws);
+    assert_eq!((third.hashed, third.from_cache), (0, 1));
+    assert_ne!(std::fs::metadata(&cache).unwrap().ino(), before.ino());
+    assert_eq!(genesis::statcache::StatCache::load(&cache).len(), 1);
+}

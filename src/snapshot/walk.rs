@@ -613,7 +613,12 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         hashed[i] = Some(f);
     }
     let hashed: Vec<SnapshotFile> = hashed.into_iter().flatten().collect();
-    if let Some(path) = &opts.stat_cache {
+    let from_cache = from_cache.into_inner();
+    // Every file found in the cache and no entry left over: the cache is already what
+    // `from_scan` would give (a cached entry was not racy when cached, its fields are the
+    // same, and the racy limit only moves forward), so it is neither rebuilt nor rewritten.
+    let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
+    if let Some(path) = opts.stat_cache.as_ref().filter(|_| !cache_current) {
         let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started);
         // Rewritten only when an entry changed; a cache that cannot be written only costs
         // speed next time.
@@ -621,7 +626,6 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
             let _ = fresh.save(path);
         }
     }
-    let from_cache = from_cache.into_inner();
     let executable = scanned
         .files
         .iter()
