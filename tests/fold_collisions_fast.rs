@@ -17,7 +17,10 @@ fn reference(files: &[SnapshotFile]) -> Vec<Vec<String>> {
         let p = f.path.as_str();
         let ends = p.match_indices('/').map(|(i, _)| i).chain([p.len()]);
         for end in ends {
-            groups.entry(fold_key(&p[..end])).or_default().insert(&p[..end]);
+            groups
+                .entry(fold_key(&p[..end]))
+                .or_default()
+                .insert(&p[..end]);
         }
     }
     let mut out: Vec<Vec<String>> = groups

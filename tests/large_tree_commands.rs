@@ -112,8 +112,7 @@ fn a_corrupt_node_is_store_corruption() {
     assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
     let a = identity(ws);
     // The node of d3: listed in the root node.
-    let root: serde_json::Value =
-        serde_json::from_slice(&stored(ws, &a)).unwrap();
+    let root: serde_json::Value = serde_json::from_slice(&stored(ws, &a)).unwrap();
     let d3 = root["directories"]
         .as_array()
         .unwrap()

@@ -65,7 +65,12 @@ fn diff_and_check_of_stored_trees_read_only_differing_nodes() {
     // Remove the node of t1 (unchanged, shared by both trees): the whole trees can no longer
     // be read, but the diff never needs it.
     let root = store.node(&ia).unwrap();
-    let t1 = root.directories.iter().find(|e| e.name == "t1").unwrap().node;
+    let t1 = root
+        .directories
+        .iter()
+        .find(|e| e.name == "t1")
+        .unwrap()
+        .node;
     let hex = t1.to_string();
     std::fs::remove_file(ws.join(".genesis/objects").join(&hex[..2]).join(&hex[2..])).unwrap();
     assert!(Tree::from_store(&store, &ia).is_err());
@@ -89,7 +94,11 @@ fn diff_and_check_of_stored_trees_read_only_differing_nodes() {
         .map(|c| (c.status.letter(), c.path.as_str()))
         .collect();
     assert_eq!(paths, [('M', "deep/a/b/c/f.txt")]);
-    assert!(genesis::check::check_stored(&store, &ib, &ib).unwrap().matches());
+    assert!(
+        genesis::check::check_stored(&store, &ib, &ib)
+            .unwrap()
+            .matches()
+    );
 
     // A diff against the directory needs the whole stored tree: the missing node is store
     // corruption (exit 4).

@@ -54,7 +54,10 @@ fn a_no_change_snapshot_hashes_no_node_and_one_change_only_its_ancestors() {
     std::fs::write(ws.join("deep/a/b/c/f.txt"), b"changed\n").unwrap();
     let one = snap(&store, &ws);
     assert_ne!(one.snapshot.identity(), first.snapshot.identity());
-    assert_eq!(one.nodes_hashed, 5, "deep/a/b/c, deep/a/b, deep/a, deep and the root");
+    assert_eq!(
+        one.nodes_hashed, 5,
+        "deep/a/b/c, deep/a/b, deep/a, deep and the root"
+    );
     // The identity is the one a build from nothing gives, and every node is in the store.
     let cold = genesis::tree::build(one.snapshot.files(), &one.executable, None);
     assert_eq!(cold.root, one.snapshot.identity());
@@ -66,8 +69,11 @@ fn a_no_change_snapshot_hashes_no_node_and_one_change_only_its_ancestors() {
 
     // An executable bit is an entry change too.
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(ws.join("t1/s05/f00.txt"), std::fs::Permissions::from_mode(0o755))
-        .unwrap();
+    std::fs::set_permissions(
+        ws.join("t1/s05/f00.txt"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
     let exec = snap(&store, &ws);
     assert_eq!(exec.nodes_hashed, 3, "t1/s05, t1 and the root");
     assert_eq!(

@@ -566,7 +566,11 @@ fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>
         .and_then(|p| p.dirs.get(dir))
         .filter(|p| p.node == node)
         .map(|p| p.identity)
-        .or_else(|| ctx.known.zip(entries.as_ref()).and_then(|(k, e)| k.identity(dir, e)));
+        .or_else(|| {
+            ctx.known
+                .zip(entries.as_ref())
+                .and_then(|(k, e)| k.identity(dir, e))
+        });
     let (identity, fresh) = match reused {
         Some(id) => (id, false),
         None => (node.identity(), true),

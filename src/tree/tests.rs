@@ -268,8 +268,17 @@ fn serde_jcs_bytes(n: &Node) -> Vec<u8> {
 #[test]
 fn hand_written_jcs_escapes_as_serde_jcs() {
     let names = [
-        "", "plain", "q\"uote", "back\\slash", "\u{0}\u{1}\u{7}\u{8}\t\n\u{b}\u{c}\r\u{e}\u{1f}",
-        "\u{7f}", "/", "é", "\u{2028}\u{2029}", "😀\u{10ffff}", "\u{feff}",
+        "",
+        "plain",
+        "q\"uote",
+        "back\\slash",
+        "\u{0}\u{1}\u{7}\u{8}\t\n\u{b}\u{c}\r\u{e}\u{1f}",
+        "\u{7f}",
+        "/",
+        "é",
+        "\u{2028}\u{2029}",
+        "😀\u{10ffff}",
+        "\u{feff}",
     ];
     let n = Node {
         directories: names
@@ -279,19 +288,31 @@ fn hand_written_jcs_escapes_as_serde_jcs() {
                 node: Digest::of(s.as_bytes()),
             })
             .collect(),
-        files: [0, 9, 10, 1 << 53, (1 << 53) + 1, (1 << 53) + 2, 1 << 60, u64::MAX]
-            .iter()
-            .zip(names)
-            .map(|(b, s)| FileEntry {
-                blob: Digest::of(s.as_bytes()),
-                bytes: *b,
-                executable: *b % 2 == 1,
-                name: s.to_string(),
-            })
-            .collect(),
+        files: [
+            0,
+            9,
+            10,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 53) + 2,
+            1 << 60,
+            u64::MAX,
+        ]
+        .iter()
+        .zip(names)
+        .map(|(b, s)| FileEntry {
+            blob: Digest::of(s.as_bytes()),
+            bytes: *b,
+            executable: *b % 2 == 1,
+            name: s.to_string(),
+        })
+        .collect(),
     };
     let bytes = n.canonical_bytes();
-    assert_eq!(String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&serde_jcs_bytes(&n)));
+    assert_eq!(
+        String::from_utf8_lossy(&bytes),
+        String::from_utf8_lossy(&serde_jcs_bytes(&n))
+    );
     assert_eq!(bytes, serde_jcs_bytes(&n));
     assert_eq!(
         Node::default().canonical_bytes(),
