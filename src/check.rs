@@ -1,8 +1,9 @@
 //! CI reproducibility: does a tree hash to an expected snapshot?
 
-use crate::diff::{Change, Tree, changes};
+use crate::diff::{Change, DiffError, Operand, Tree, changes};
 use crate::hash::Digest;
 use crate::snapshot::Snapshot;
+use crate::store::Store;
 
 /// What a tree is expected to be.
 #[derive(Debug, Clone)]
@@ -68,4 +69,22 @@ pub fn check(tree: &Tree, expected: &Expected, expected_tree: Option<&Tree>) -> 
         expected: expected_id,
         differences,
     }
+}
+
+/// Compares the stored tree `actual` with the stored snapshot `expected`, as [`check`] does
+/// with both trees known. Two v0.2 trees are compared by [`crate::tree::diff`], reading only
+/// the nodes whose identities differ (see [`Tree::compare`]); other snapshots are read whole.
+///
+/// # Errors
+/// [`DiffError::Store`] if a snapshot or a node it needs is missing or invalid.
+pub fn check_stored(
+    store: &Store,
+    actual: &Digest,
+    expected: &Digest,
+) -> Result<CheckOutcome, DiffError> {
+    let (e, t) = Tree::compare(
+        Operand::Stored(store.clone(), *expected),
+        Operand::Stored(store.clone(), *actual),
+    )?;
+    Ok(check(&t, &Expected::Identity(*expected), Some(&e)))
 }

@@ -369,10 +369,35 @@ pub fn check_fs_limits(path: &WorkspacePath, places: &[FsPlace]) -> Result<(), F
 /// (decomposed). Names that differ otherwise keep distinct keys. Full folding may flag a pair
 /// that one file system keeps apart (NTFS folds one code point at a time): a warning or a
 /// refused new name there is the safe side.
+///
+/// An ASCII name takes a fast path with the same result: NFD and NFC leave ASCII unchanged and
+/// the only ASCII entries of `CaseFolding.txt` are `A`–`Z` to `a`–`z`, so its key is
+/// [`str::to_ascii_lowercase`].
 pub fn fold_key(name: &str) -> String {
+    if name.is_ascii() {
+        return name.to_ascii_lowercase();
+    }
+    fold_key_full(name)
+}
+
+/// [`fold_key`] without the ASCII fast path: `NFC(NFD(toCasefold(NFD(name))))`.
+fn fold_key_full(name: &str) -> String {
     use caseless::Caseless;
     use unicode_normalization::UnicodeNormalization;
     name.nfd().default_case_fold().nfd().nfc().collect()
+}
+
+/// A 64-bit hash of [`fold_key`]`(name)` under `state`, computed for an ASCII name without
+/// allocating (its lower-case bytes go through `buf`, reused across calls). Equal keys give
+/// equal hashes; equal hashes are only candidates (compare the keys).
+pub fn fold_key_hash(name: &str, buf: &mut Vec<u8>, state: &impl std::hash::BuildHasher) -> u64 {
+    if name.is_ascii() {
+        buf.clear();
+        buf.extend(name.bytes().map(|b| b.to_ascii_lowercase()));
+        state.hash_one(buf.as_slice())
+    } else {
+        state.hash_one(fold_key_full(name).as_bytes())
+    }
 }
 
 impl fmt::Display for WorkspacePath {
@@ -538,6 +563,18 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn the_ascii_fast_path_folds_as_the_full_path(s in "[\\x00-\\x7f]{0,24}") {
+            prop_assert_eq!(fold_key(&s), fold_key_full(&s));
+            use std::hash::BuildHasher;
+            let state = std::hash::RandomState::new();
+            let mut buf = Vec::new();
+            prop_assert_eq!(
+                fold_key_hash(&s, &mut buf, &state),
+                state.hash_one(fold_key_full(&s).as_bytes())
+            );
+        }
+
         #[test]
         fn parse_then_print_round_trips(s in "[^/\\\\\\x00-\\x1f\\x7f]{1,8}(/[^/\\\\\\x00-\\x1f\\x7f]{1,8}){0,4}") {
             match WorkspacePath::new(s.clone()) {

@@ -43,7 +43,7 @@ pub fn resolve_operand(ctx: &Context, operand: &str) -> Result<Operand, CliError
     }
     let store = ctx.store()?;
     let id = super::ids::snapshot(&store, operand)?;
-    Ok(Operand::Tree(Tree::from_store(&store, &id)?))
+    Ok(Operand::Stored(store, id))
 }
 
 /// Prints the diff, stat or name-status between A and B.

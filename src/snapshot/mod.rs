@@ -249,9 +249,24 @@ impl Snapshot {
     /// # Errors
     /// [`SnapshotDocumentError::Order`] if a path occurs twice.
     pub fn with_executable(
+        files: Vec<SnapshotFile>,
+        executable: &BTreeSet<WorkspacePath>,
+        previous: Option<&Snapshot>,
+    ) -> Result<Self, SnapshotDocumentError> {
+        Snapshot::with_tree_cache(files, executable, previous, None)
+    }
+
+    /// [`Snapshot::with_executable`], a v0.2 tree also taking the identities of directories
+    /// whose entries did not change from `known`, the tree cache of an earlier run
+    /// ([`crate::tree::build_with`]).
+    ///
+    /// # Errors
+    /// As [`Snapshot::with_executable`].
+    pub fn with_tree_cache(
         mut files: Vec<SnapshotFile>,
         executable: &BTreeSet<WorkspacePath>,
         previous: Option<&Snapshot>,
+        known: Option<&crate::tree::TreeCache>,
     ) -> Result<Self, SnapshotDocumentError> {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         check_order(&files)?;
@@ -263,8 +278,12 @@ impl Snapshot {
                 tree: None,
             });
         }
-        let built =
-            crate::tree::build(&files, executable, previous.and_then(|p| p.tree.as_deref()));
+        let built = crate::tree::build_with(
+            &files,
+            executable,
+            previous.and_then(|p| p.tree.as_deref()),
+            known,
+        );
         Ok(Snapshot {
             identity: built.root,
             files,
@@ -291,6 +310,25 @@ impl Snapshot {
             format: SnapshotFormat::V0_2,
             tree: Some(Arc::new(nodes)),
         })
+    }
+
+    /// A v0.2 snapshot of the stored tree `identity` that lists only `files`, some of the
+    /// tree's files (the changed paths of a diff between two stored trees,
+    /// [`crate::diff::Tree::compare`]). Its identity is not that of `files`: it is only ever
+    /// compared and printed, never stored (storing it fails: the nodes built from `files` do not
+    /// give `identity`).
+    pub(crate) fn partial_v0_2(identity: Digest, files: Vec<SnapshotFile>) -> Snapshot {
+        Snapshot {
+            identity,
+            files,
+            format: SnapshotFormat::V0_2,
+            tree: None,
+        }
+    }
+
+    /// The v0.2 nodes built with the identity (`None` for v0.1).
+    pub fn built_tree(&self) -> Option<&crate::tree::BuiltTree> {
+        self.tree.as_deref()
     }
 
     /// The format the identity is computed in.
@@ -450,19 +488,48 @@ impl Snapshot {
     /// valid, but cannot be checked out on a case-insensitive or normalising file system (macOS,
     /// Windows): one name would overwrite the other. Each group holds two or more names,
     /// sorted by bytes; the groups are sorted by their first name. Empty for most trees.
+    ///
+    /// Cost: one hash of the folded name for each file and each directory (a directory is seen
+    /// once, where the sorted list enters it), without allocating for ASCII names; only names
+    /// whose hashes meet are folded in full and compared.
     pub fn fold_collisions(&self) -> Vec<Vec<String>> {
-        let mut groups: std::collections::HashMap<String, BTreeSet<&str>> =
-            std::collections::HashMap::new();
+        use std::collections::hash_map::Entry;
+        let state = std::hash::RandomState::new();
+        let mut buf = Vec::new();
+        let mut first: HashMap<u64, &str> = HashMap::with_capacity(self.files.len() * 3 / 2);
+        let mut suspects: Vec<&str> = Vec::new();
+        let mut prev = "";
         for f in &self.files {
             let p = f.path.as_str();
-            let ends = p.match_indices('/').map(|(i, _)| i).chain([p.len()]);
+            // Directories ending before the first byte where `p` leaves `prev` were seen with
+            // `prev` (the list is sorted, so a directory's paths are contiguous).
+            let common = p
+                .bytes()
+                .zip(prev.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let ends = p
+                .match_indices('/')
+                .map(|(i, _)| i)
+                .filter(|i| *i >= common)
+                .chain([p.len()]);
             for end in ends {
                 let name = &p[..end];
-                groups
-                    .entry(crate::path::fold_key(name))
-                    .or_default()
-                    .insert(name);
+                match first.entry(crate::path::fold_key_hash(name, &mut buf, &state)) {
+                    Entry::Occupied(e) => suspects.extend([*e.get(), name]),
+                    Entry::Vacant(e) => {
+                        e.insert(name);
+                    }
+                }
             }
+            prev = p;
+        }
+        let mut groups: HashMap<String, BTreeSet<&str>> = HashMap::new();
+        for name in suspects {
+            groups
+                .entry(crate::path::fold_key(name))
+                .or_default()
+                .insert(name);
         }
         let mut out: Vec<Vec<String>> = groups
             .into_values()

@@ -105,6 +105,10 @@ pub struct SnapshotOutcome {
     pub hashed: usize,
     /// Files whose blob came from the stat cache, unread.
     pub from_cache: usize,
+    /// v0.2 tree nodes this snapshot serialised and hashed (0 for v0.1; a directory whose
+    /// entries the tree cache beside the stat cache records unchanged is not counted, see
+    /// [`crate::tree::cache`]).
+    pub nodes_hashed: usize,
     /// The files that are members only because git tracks them
     /// ([`ScanOutcome::tracked_only`]), sorted by path.
     pub tracked_only: Vec<WorkspacePath>,
@@ -609,7 +613,12 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         hashed[i] = Some(f);
     }
     let hashed: Vec<SnapshotFile> = hashed.into_iter().flatten().collect();
-    if let Some(path) = &opts.stat_cache {
+    let from_cache = from_cache.into_inner();
+    // Every file found in the cache and no entry left over: the cache is already what
+    // `from_scan` would give (a cached entry was not racy when cached, its fields are the
+    // same, and the racy limit only moves forward), so it is neither rebuilt nor rewritten.
+    let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
+    if let Some(path) = opts.stat_cache.as_ref().filter(|_| !cache_current) {
         let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started);
         // Rewritten only when an entry changed; a cache that cannot be written only costs
         // speed next time.
@@ -617,7 +626,6 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
             let _ = fresh.save(path);
         }
     }
-    let from_cache = from_cache.into_inner();
     let executable = scanned
         .files
         .iter()
@@ -626,8 +634,28 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         .collect();
     let n = scanned.files.len();
     let fs_paths = scanned.files.into_iter().map(|f| f.fs_path).collect();
-    let snapshot =
-        Snapshot::with_executable(hashed, &executable, None).map_err(SnapshotError::Document)?;
+    // The tree cache sits beside the stat cache: `<key>.tree` beside `<key>.bin`.
+    let tree_cache_path = opts.stat_cache.as_deref().map(|p| p.with_extension("tree"));
+    let known = tree_cache_path
+        .as_deref()
+        .map(crate::tree::TreeCache::load)
+        .unwrap_or_default();
+    let snapshot = Snapshot::with_tree_cache(
+        hashed,
+        &executable,
+        None,
+        tree_cache_path.is_some().then_some(&known),
+    )
+    .map_err(SnapshotError::Document)?;
+    let nodes_hashed = snapshot.built_tree().map_or(0, |t| t.fresh_count());
+    if let (Some(path), Some(tree)) = (&tree_cache_path, snapshot.built_tree()) {
+        let fresh = crate::tree::TreeCache::of(tree);
+        // Rewritten only when a directory changed; one that cannot be written only costs
+        // speed next time.
+        if fresh != known {
+            let _ = fresh.save(path);
+        }
+    }
     Ok(SnapshotOutcome {
         snapshot,
         executable,
@@ -635,6 +663,7 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         fs_paths,
         hashed: n - from_cache,
         from_cache,
+        nodes_hashed,
         tracked_only: scanned.tracked_only,
     })
 }

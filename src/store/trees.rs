@@ -44,6 +44,12 @@ impl Store {
             })
     }
 
+    /// Whether `id` names a stored v0.2 tree (its root node is stored and there is no v0.1
+    /// document of that name), so [`crate::tree::diff`] can compare it node by node.
+    pub fn is_stored_tree(&self, id: &Digest) -> bool {
+        !self.snapshot_path(id).is_file() && self.is_tree_node(id)
+    }
+
     /// Stores every node of a v0.2 snapshot with executable bits `executable` as objects
     /// (present ones are not rewritten) and checks the root is the snapshot's identity.
     pub(super) fn write_tree(
@@ -61,16 +67,37 @@ impl Store {
                 source: Box::new(NodeError::NotCanonical { node: built.root }),
             });
         }
-        // Children before parents, so a stored node's sub-nodes are always present.
-        let mut dirs: Vec<(&String, &crate::tree::BuiltNode)> = built.dirs.iter().collect();
-        dirs.sort_by_key(|(d, _)| {
-            std::cmp::Reverse(d.matches('/').count() + !d.is_empty() as usize)
-        });
-        for (_, n) in dirs {
-            if !self.has_object(&n.identity) {
-                let written = self.write_object(&n.node.canonical_bytes())?;
-                debug_assert_eq!(written, n.identity);
-            }
+        self.write_nodes(&built, "")
+    }
+
+    /// Stores the node of directory `dir` of `built` and, first, every node below it that the
+    /// store lacks. Children are written before parents, so a stored node's sub-nodes are
+    /// always present: a node found stored ends the descent (an unchanged tree costs one
+    /// `has_object`, a changed one about one per entry of each changed directory).
+    fn write_nodes(&self, built: &crate::tree::BuiltTree, dir: &str) -> Result<(), StoreError> {
+        let Some(n) = built.dirs.get(dir) else {
+            return Err(StoreError::BadTree {
+                identity: built.root,
+                source: Box::new(NodeError::NotCanonical { node: built.root }),
+            });
+        };
+        if self.has_object(&n.identity) {
+            return Ok(());
+        }
+        for d in &n.node.directories {
+            let sub = if dir.is_empty() {
+                d.name.clone()
+            } else {
+                format!("{dir}/{}", d.name)
+            };
+            self.write_nodes(built, &sub)?;
+        }
+        let written = self.write_object(&n.node.canonical_bytes())?;
+        if written != n.identity {
+            return Err(StoreError::BadTree {
+                identity: n.identity,
+                source: Box::new(NodeError::NotCanonical { node: n.identity }),
+            });
         }
         Ok(())
     }

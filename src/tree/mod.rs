@@ -30,6 +30,9 @@ use std::collections::{BTreeSet, HashMap};
 use crate::hash::Digest;
 use crate::path::WorkspacePath;
 
+pub mod cache;
+pub use cache::TreeCache;
+
 /// The `schema` value of every v0.2 tree node.
 pub const TREE_SCHEMA: &str = "genesis/tree-v0.2";
 
@@ -174,15 +177,45 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl Node {
-    /// The node's canonical bytes: RFC 8785 JSON (see the module docs), through
-    /// [`crate::hash::canonical_json`].
+    /// The node's canonical bytes: RFC 8785 JSON (see the module docs), written by hand for
+    /// the node's fixed shape (keys already in JCS order; strings escaped as JCS section 3.2.2.2
+    /// says; integers up to 2^53 in decimal), byte for byte what
+    /// [`crate::hash::canonical_json`] gives (checked by a property test).
     pub fn canonical_bytes(&self) -> Vec<u8> {
-        crate::hash::canonical_json(&NodeJson {
-            directories: std::borrow::Cow::Borrowed(&self.directories),
-            files: std::borrow::Cow::Borrowed(&self.files),
-            schema: std::borrow::Cow::Borrowed(TREE_SCHEMA),
-        })
-        .expect("tree nodes hold only strings, integers and booleans")
+        let mut out =
+            Vec::with_capacity(64 + 100 * self.directories.len() + 150 * self.files.len());
+        out.extend_from_slice(b"{\"directories\":[");
+        for (i, d) in self.directories.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"name\":");
+            jcs_string(&mut out, &d.name);
+            out.extend_from_slice(b",\"node\":");
+            hex_string(&mut out, &d.node);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"files\":[");
+        for (i, f) in self.files.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"blob\":");
+            hex_string(&mut out, &f.blob);
+            out.extend_from_slice(b",\"bytes\":");
+            jcs_u64(&mut out, f.bytes);
+            out.extend_from_slice(if f.executable {
+                b",\"executable\":true,\"name\":"
+            } else {
+                b",\"executable\":false,\"name\":"
+            });
+            jcs_string(&mut out, &f.name);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"schema\":\"");
+        out.extend_from_slice(TREE_SCHEMA.as_bytes());
+        out.extend_from_slice(b"\"}");
+        out
     }
 
     /// The node's identity: SHA-256 of [`Node::canonical_bytes`].
@@ -252,6 +285,75 @@ impl Node {
     /// Whether the node lists nothing.
     pub fn is_empty(&self) -> bool {
         self.directories.is_empty() && self.files.is_empty()
+    }
+}
+
+/// Appends `s` as a JCS string (RFC 8785 section 3.2.2.2, ECMAScript `JSON.stringify`): `"`
+/// and `\` escaped with a backslash; U+0008, U+0009, U+000A, U+000C and U+000D as `\b`,
+/// `\t`, `\n`, `\f` and `\r`; the other controls below U+0020 as `\u00xx` (lower-case
+/// hex); everything else (U+007F and non-ASCII included) as its UTF-8 bytes.
+fn jcs_string(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    let mut control = *b"\\u0000";
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x09 => b"\\t",
+            0x0a => b"\\n",
+            0x0c => b"\\f",
+            0x0d => b"\\r",
+            0x00..=0x1f => {
+                control[4] = HEX[(b >> 4) as usize];
+                control[5] = HEX[(b & 0xf) as usize];
+                &control
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(escape);
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Appends the 64 lower-case hex digits of `d`, quoted.
+fn hex_string(out: &mut Vec<u8>, d: &Digest) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    for b in d.as_bytes() {
+        out.push(HEX[(b >> 4) as usize]);
+        out.push(HEX[(b & 0xf) as usize]);
+    }
+    out.push(b'"');
+}
+
+/// Appends `n` as JCS writes it: an ECMAScript number, so in decimal digits up to 2^53 (every
+/// such integer is exact); above, the number `n as f64` in ECMAScript form, left to
+/// [`crate::hash::canonical_json`] (a file of 8 PiB or more).
+fn jcs_u64(out: &mut Vec<u8>, n: u64) {
+    if n <= 1 << 53 {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut v = n;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        out.extend_from_slice(&digits[at..]);
+    } else {
+        out.extend_from_slice(
+            &crate::hash::canonical_json(&n).expect("an integer is representable in JSON"),
+        );
     }
 }
 
@@ -341,6 +443,9 @@ pub struct BuiltNode {
     pub identity: Digest,
     /// Whether this build computed the identity (the node is new or changed).
     pub fresh: bool,
+    /// The digest of its entries ([`cache::entries_digest`]) when the build was given a
+    /// [`TreeCache`], else `None`.
+    pub entries: Option<Digest>,
 }
 
 /// Every node of a tree, keyed by directory path (`""` for the root, else `a/b`).
@@ -374,21 +479,44 @@ pub fn build<F: TreeFile>(
     executable: &BTreeSet<WorkspacePath>,
     previous: Option<&BuiltTree>,
 ) -> BuiltTree {
+    build_with(files, executable, previous, None)
+}
+
+/// [`build`], also taking identities from `known`, the tree cache of an earlier run: a
+/// directory whose entries digest ([`cache::entries_digest`]) is the one `known` records for
+/// it keeps the recorded identity without being serialised or hashed (not `fresh`). With
+/// `known` given, every [`BuiltNode::entries`] is set, so [`TreeCache::of`] the result is the
+/// cache for the next run.
+pub fn build_with<F: TreeFile>(
+    files: &[F],
+    executable: &BTreeSet<WorkspacePath>,
+    previous: Option<&BuiltTree>,
+    known: Option<&TreeCache>,
+) -> BuiltTree {
     let mut dirs = HashMap::new();
-    let root = build_dir(files, 0, "", executable, previous, &mut dirs);
+    let mut ctx = Ctx {
+        executable,
+        previous,
+        known,
+        buf: Vec::new(),
+        out: &mut dirs,
+    };
+    let root = build_dir(files, 0, "", &mut ctx);
     BuiltTree { root, dirs }
+}
+
+/// What [`build_dir`] reads and writes besides its directory.
+struct Ctx<'a> {
+    executable: &'a BTreeSet<WorkspacePath>,
+    previous: Option<&'a BuiltTree>,
+    known: Option<&'a TreeCache>,
+    buf: Vec<u8>,
+    out: &'a mut HashMap<String, BuiltNode>,
 }
 
 /// Builds the node of the directory `dir` whose members are `files` (all paths start with
 /// `dir/`, or anything for the root; `skip` = bytes of that prefix).
-fn build_dir<F: TreeFile>(
-    files: &[F],
-    skip: usize,
-    dir: &str,
-    executable: &BTreeSet<WorkspacePath>,
-    previous: Option<&BuiltTree>,
-    out: &mut HashMap<String, BuiltNode>,
-) -> Digest {
+fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>) -> Digest {
     let mut node = Node::default();
     let mut i = 0;
     while i < files.len() {
@@ -399,7 +527,7 @@ fn build_dir<F: TreeFile>(
                 node.files.push(FileEntry {
                     blob: f.tree_blob(),
                     bytes: f.tree_bytes(),
-                    executable: executable.contains(f.tree_path()),
+                    executable: ctx.executable.contains(f.tree_path()),
                     name: rest.to_owned(),
                 });
                 i += 1;
@@ -417,14 +545,7 @@ fn build_dir<F: TreeFile>(
                 } else {
                     format!("{dir}/{name}")
                 };
-                let id = build_dir(
-                    &files[i..end],
-                    skip + slash + 1,
-                    &sub,
-                    executable,
-                    previous,
-                    out,
-                );
+                let id = build_dir(&files[i..end], skip + slash + 1, &sub, ctx);
                 node.directories.push(DirEntry {
                     name: name.to_owned(),
                     node: id,
@@ -437,20 +558,30 @@ fn build_dir<F: TreeFile>(
     // sorts before the file `a.b`): sort each list by name bytes.
     node.directories.sort_by(|a, b| a.name.cmp(&b.name));
     node.files.sort_by(|a, b| a.name.cmp(&b.name));
-    let reused = previous
+    let entries = ctx
+        .known
+        .map(|_| cache::entries_digest(&node, &mut ctx.buf));
+    let reused = ctx
+        .previous
         .and_then(|p| p.dirs.get(dir))
         .filter(|p| p.node == node)
-        .map(|p| p.identity);
+        .map(|p| p.identity)
+        .or_else(|| {
+            ctx.known
+                .zip(entries.as_ref())
+                .and_then(|(k, e)| k.identity(dir, e))
+        });
     let (identity, fresh) = match reused {
         Some(id) => (id, false),
         None => (node.identity(), true),
     };
-    out.insert(
+    ctx.out.insert(
         dir.to_owned(),
         BuiltNode {
             node,
             identity,
             fresh,
+            entries,
         },
     );
     identity
@@ -539,6 +670,7 @@ fn collect<S: NodeSource>(
             node,
             identity: *id,
             fresh: false,
+            entries: None,
         },
     );
     Ok(())

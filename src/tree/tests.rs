@@ -254,3 +254,101 @@ fn nodes_read_back_are_reused_by_the_next_build() {
         3
     );
 }
+
+/// The node's bytes as serde_jcs writes them (the writer `canonical_bytes` replaced).
+fn serde_jcs_bytes(n: &Node) -> Vec<u8> {
+    crate::hash::canonical_json(&NodeJson {
+        directories: std::borrow::Cow::Borrowed(&n.directories),
+        files: std::borrow::Cow::Borrowed(&n.files),
+        schema: std::borrow::Cow::Borrowed(TREE_SCHEMA),
+    })
+    .unwrap()
+}
+
+#[test]
+fn hand_written_jcs_escapes_as_serde_jcs() {
+    let names = [
+        "",
+        "plain",
+        "q\"uote",
+        "back\\slash",
+        "\u{0}\u{1}\u{7}\u{8}\t\n\u{b}\u{c}\r\u{e}\u{1f}",
+        "\u{7f}",
+        "/",
+        "é",
+        "\u{2028}\u{2029}",
+        "😀\u{10ffff}",
+        "\u{feff}",
+    ];
+    let n = Node {
+        directories: names
+            .iter()
+            .map(|s| DirEntry {
+                name: s.to_string(),
+                node: Digest::of(s.as_bytes()),
+            })
+            .collect(),
+        files: [
+            0,
+            9,
+            10,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 53) + 2,
+            1 << 60,
+            u64::MAX,
+        ]
+        .iter()
+        .zip(names)
+        .map(|(b, s)| FileEntry {
+            blob: Digest::of(s.as_bytes()),
+            bytes: *b,
+            executable: *b % 2 == 1,
+            name: s.to_string(),
+        })
+        .collect(),
+    };
+    let bytes = n.canonical_bytes();
+    assert_eq!(
+        String::from_utf8_lossy(&bytes),
+        String::from_utf8_lossy(&serde_jcs_bytes(&n))
+    );
+    assert_eq!(bytes, serde_jcs_bytes(&n));
+    assert_eq!(
+        Node::default().canonical_bytes(),
+        br#"{"directories":[],"files":[],"schema":"genesis/tree-v0.2"}"#
+    );
+}
+
+proptest::proptest! {
+    #[test]
+    fn hand_written_jcs_equals_serde_jcs(
+        dirs in proptest::collection::vec(
+            ("[\\x00-\\x20\"\\\\a-z\u{7f}-\u{ff}\u{2028}\u{fffd}\u{1f600}-\u{1f60f}\u{10ffff}]{0,12}", proptest::prelude::any::<[u8; 32]>()), 0..6),
+        files in proptest::collection::vec(
+            (proptest::prelude::any::<String>(), proptest::prelude::any::<[u8; 32]>(),
+             proptest::prelude::prop_oneof![
+                 proptest::prelude::any::<u64>(),
+                 0u64..100_000,
+                 (1u64 << 53) - 3..(1u64 << 53) + 3
+             ],
+             proptest::prelude::any::<bool>()), 0..6),
+    ) {
+        let n = Node {
+            directories: dirs
+                .into_iter()
+                .map(|(name, d)| DirEntry { name, node: Digest::from_bytes(d) })
+                .collect(),
+            files: files
+                .into_iter()
+                .map(|(name, b, bytes, executable)| FileEntry {
+                    blob: Digest::from_bytes(b),
+                    bytes,
+                    executable,
+                    name,
+                })
+                .collect(),
+        };
+        proptest::prop_assert_eq!(n.canonical_bytes(), serde_jcs_bytes(&n));
+    }
+}

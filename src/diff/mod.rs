@@ -45,6 +45,7 @@ pub struct Tree {
     /// Paths with the executable bit set.
     pub executable: BTreeSet<WorkspacePath>,
     source: Source,
+    partial: bool,
 }
 
 /// One side of [`Tree::compare`]: a directory with the options to snapshot it, or a tree
@@ -55,6 +56,11 @@ pub enum Operand {
     Dir(std::path::PathBuf, SnapshotOptions),
     /// A tree whose members are fixed.
     Tree(Tree),
+    /// A snapshot in the store, read only as far as needed: when both operands of
+    /// [`Tree::compare`] are stored v0.2 trees of one store, only the nodes whose identities
+    /// differ are read ([`crate::tree::diff`]); otherwise it is read whole
+    /// ([`Tree::from_store`]).
+    Stored(Store, Digest),
 }
 
 impl Operand {
@@ -63,6 +69,7 @@ impl Operand {
         match self {
             Operand::Dir(p, opts) => Tree::from_dir(p, opts),
             Operand::Tree(t) => Ok(t.clone()),
+            Operand::Stored(store, id) => Tree::from_store(store, id),
         }
     }
 
@@ -102,6 +109,10 @@ pub enum DiffError {
     Output(#[from] io::Error),
 }
 
+mod hunks;
+use hunks::{BASE85, range};
+pub use hunks::{UnifiedHunk, line_counts, unified_hunks};
+
 impl Tree {
     /// Snapshots the directory `root` (without storing anything) and reads blobs from it.
     ///
@@ -113,6 +124,7 @@ impl Tree {
             snapshot: outcome.snapshot,
             executable: outcome.executable,
             source: Source::Dir(root.to_path_buf()),
+            partial: false,
         })
     }
 
@@ -126,11 +138,56 @@ impl Tree {
     ///
     /// # Errors
     /// As [`Tree::from_dir`] and [`Tree::from_store`].
+    ///
+    /// Two [`Operand::Stored`] v0.2 trees of one store are compared by [`crate::tree::diff`],
+    /// reading only the nodes whose identities differ; each tree returned then lists only its
+    /// side of the changed paths ([`Tree::is_partial`]), which is all [`changes`],
+    /// [`stats`] and [`write_git_diff`] need.
     pub fn compare(a: Operand, b: Operand) -> Result<(Tree, Tree), DiffError> {
+        if let (Operand::Stored(sa, ia), Operand::Stored(sb, ib)) = (&a, &b)
+            && sa.path() == sb.path()
+            && sa.is_stored_tree(ia)
+            && sa.is_stored_tree(ib)
+        {
+            return Tree::stored_changes(sa, ia, ib);
+        }
         let (a1, b1) = (a.read()?, b.read()?);
         let b2 = b.widen(b1.clone(), &a1)?;
         let a2 = a.widen(a1, &b1)?;
         Ok((a2, b2))
+    }
+
+    /// The two stored v0.2 trees `a` and `b`, each listing only its side of the paths that
+    /// differ ([`crate::tree::diff`]: only nodes whose identities differ are read).
+    fn stored_changes(store: &Store, a: &Digest, b: &Digest) -> Result<(Tree, Tree), DiffError> {
+        let list = crate::tree::diff(store, a, b)?;
+        let side = |id: &Digest, pick: &dyn Fn(&crate::tree::TreeChange) -> Option<&crate::tree::FlatFile>| {
+            let mut files = Vec::new();
+            let mut executable = BTreeSet::new();
+            for f in list.iter().filter_map(pick) {
+                if f.executable {
+                    executable.insert(f.path.clone());
+                }
+                files.push(SnapshotFile {
+                    path: f.path.clone(),
+                    blob: f.blob,
+                    bytes: f.bytes,
+                });
+            }
+            Tree {
+                snapshot: Snapshot::partial_v0_2(*id, files),
+                executable,
+                source: Source::Store(store.clone()),
+                partial: true,
+            }
+        };
+        Ok((side(a, &|c| c.old.as_ref()), side(b, &|c| c.new.as_ref())))
+    }
+
+    /// Whether this tree lists only the paths that differ from the tree it was compared with
+    /// (two stored v0.2 trees, see [`Tree::compare`]), not every file of its snapshot.
+    pub fn is_partial(&self) -> bool {
+        self.partial
     }
 
     /// The stored snapshot `identity`, with blobs read from `store`.
@@ -143,6 +200,7 @@ impl Tree {
             snapshot,
             executable,
             source: Source::Store(store.clone()),
+            partial: false,
         })
     }
 
@@ -156,6 +214,7 @@ impl Tree {
             snapshot,
             executable,
             source: Source::Store(store.clone()),
+            partial: false,
         }
     }
 
@@ -165,6 +224,7 @@ impl Tree {
             snapshot,
             executable: BTreeSet::new(),
             source: Source::None,
+            partial: false,
         }
     }
 
@@ -563,118 +623,6 @@ pub fn write_git_diff(
     }
     Ok(())
 }
-
-/// One unified hunk: 1-based starts (for an empty range, the line before it), lengths, and
-/// the lines with their sign (`b' '`, `b'-'`, `b'+'`), each with its line end if it has one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnifiedHunk<'a> {
-    /// First old line (1-based), or the line before an empty range.
-    pub old_start: usize,
-    /// Old lines covered.
-    pub old_len: usize,
-    /// First new line (1-based), or the line before an empty range.
-    pub new_start: usize,
-    /// New lines covered.
-    pub new_len: usize,
-    /// The lines.
-    pub lines: Vec<(u8, &'a [u8])>,
-}
-
-fn range(start: usize, len: usize) -> String {
-    if len == 1 {
-        format!("{start}")
-    } else {
-        format!("{start},{len}")
-    }
-}
-
-fn line_diff<'a>(
-    old: &'a [u8],
-    new: &'a [u8],
-) -> (Vec<&'a [u8]>, Vec<&'a [u8]>, Vec<imara_diff::Hunk>) {
-    let input = imara_diff::InternedInput::new(
-        imara_diff::sources::byte_lines(old),
-        imara_diff::sources::byte_lines(new),
-    );
-    let mut d = imara_diff::Diff::compute(imara_diff::Algorithm::Histogram, &input);
-    d.postprocess_lines(&input);
-    let a: Vec<&[u8]> = input.before.iter().map(|t| input.interner[*t]).collect();
-    let b: Vec<&[u8]> = input.after.iter().map(|t| input.interner[*t]).collect();
-    (a, b, d.hunks().collect())
-}
-
-/// Lines added and removed between `old` and `new` (git's histogram diff, via imara-diff).
-pub fn line_counts(old: &[u8], new: &[u8]) -> (u64, u64) {
-    let (_, _, hunks) = line_diff(old, new);
-    hunks.iter().fold((0, 0), |(a, r), h| {
-        (
-            a + u64::from(h.after.end - h.after.start),
-            r + u64::from(h.before.end - h.before.start),
-        )
-    })
-}
-
-/// The unified hunks from `old` to `new` with `context` lines of context, hunks closer than
-/// `2 * context` lines merged, as git does. The line diff is git's histogram algorithm
-/// (imara-diff), linear in practice where Myers is quadratic on files with few common lines.
-pub fn unified_hunks<'a>(old: &'a [u8], new: &'a [u8], context: usize) -> Vec<UnifiedHunk<'a>> {
-    let (a, b, hunks) = line_diff(old, new);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < hunks.len() {
-        let mut j = i;
-        while j + 1 < hunks.len()
-            && (hunks[j + 1].before.start - hunks[j].before.end) as usize <= 2 * context
-        {
-            j += 1;
-        }
-        let first = &hunks[i];
-        let last = &hunks[j];
-        let ctx_start = (first.before.start as usize).saturating_sub(context);
-        let ctx_end = (last.before.end as usize + context).min(a.len());
-        let lead = first.before.start as usize - ctx_start;
-        let new_ctx_start = first.after.start as usize - lead;
-        let mut lines = Vec::new();
-        let mut pos = ctx_start;
-        for h in &hunks[i..=j] {
-            for line in &a[pos..h.before.start as usize] {
-                lines.push((b' ', *line));
-            }
-            for line in &a[h.before.start as usize..h.before.end as usize] {
-                lines.push((b'-', *line));
-            }
-            for line in &b[h.after.start as usize..h.after.end as usize] {
-                lines.push((b'+', *line));
-            }
-            pos = h.before.end as usize;
-        }
-        for line in &a[pos..ctx_end] {
-            lines.push((b' ', *line));
-        }
-        let old_len = lines.iter().filter(|(s, _)| *s != b'+').count();
-        let new_len = lines.iter().filter(|(s, _)| *s != b'-').count();
-        out.push(UnifiedHunk {
-            old_start: if old_len == 0 {
-                ctx_start
-            } else {
-                ctx_start + 1
-            },
-            old_len,
-            new_start: if new_len == 0 {
-                new_ctx_start
-            } else {
-                new_ctx_start + 1
-            },
-            new_len,
-            lines,
-        });
-        i = j + 1;
-    }
-    out
-}
-
-const BASE85: &[u8; 85] =
-    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
 
 /// Writes a git binary `literal` block: the zlib-compressed data, base85-encoded in lines of
 /// up to 52 input bytes, each prefixed by its length (`A`–`Z` = 1–26, `a`–`z` = 27–52).

@@ -1,0 +1,163 @@
+//! Reuse across runs (issue 11, part 3): a snapshot into a store keeps, beside the stat cache,
+//! each directory's node identity and a digest of its entries (`statcache/<key>.tree`), so a
+//! later snapshot takes an unchanged directory's identity without serialising or hashing its
+//! node. Counted by `SnapshotOutcome::nodes_hashed`.
+
+use std::path::Path;
+
+use genesis::snapshot::{SnapshotFormat, SnapshotOptions};
+use genesis::store::Store;
+
+/// 4,200 files (past v0.1's 4,096) in 3 top directories of 20 sub-directories of 70 files,
+/// plus `deep/a/b/c/f.txt`: 65 directories with files, plus `deep`'s chain of 4.
+fn big_tree(root: &Path) {
+    for t in 0..3 {
+        for s in 0..20 {
+            let d = root.join(format!("t{t}/s{s:02}"));
+            std::fs::create_dir_all(&d).unwrap();
+            for f in 0..70 {
+                std::fs::write(d.join(format!("f{f:02}.txt")), format!("{t} {s} {f}\n")).unwrap();
+            }
+        }
+    }
+    std::fs::create_dir_all(root.join("deep/a/b/c")).unwrap();
+    std::fs::write(root.join("deep/a/b/c/f.txt"), b"deep\n").unwrap();
+}
+
+fn snap(store: &Store, root: &Path) -> genesis::snapshot::SnapshotOutcome {
+    store
+        .snapshot_into(root, &SnapshotOptions::default())
+        .unwrap()
+        .0
+}
+
+#[test]
+fn a_no_change_snapshot_hashes_no_node_and_one_change_only_its_ancestors() {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    big_tree(&ws);
+    let store = Store::init(&d.path().join("store")).unwrap();
+    let first = snap(&store, &ws);
+    assert_eq!(first.snapshot.format(), SnapshotFormat::V0_2);
+    // root, t0..t2, 60 sub-directories, deep, deep/a, deep/a/b, deep/a/b/c.
+    assert_eq!(first.nodes_hashed, 1 + 3 + 60 + 4);
+    let cache = store.stat_cache_path(&ws).with_extension("tree");
+    let bytes = std::fs::read(&cache).unwrap();
+    assert_eq!(&bytes[..16], b"GNTREEC\0\x01\0\0\0\x44\0\0\0");
+
+    let again = snap(&store, &ws);
+    assert_eq!(again.snapshot.identity(), first.snapshot.identity());
+    assert_eq!(again.nodes_hashed, 0);
+    // Nothing changed: the cache file is not rewritten.
+    assert_eq!(std::fs::read(&cache).unwrap(), bytes);
+
+    std::fs::write(ws.join("deep/a/b/c/f.txt"), b"changed\n").unwrap();
+    let one = snap(&store, &ws);
+    assert_ne!(one.snapshot.identity(), first.snapshot.identity());
+    assert_eq!(
+        one.nodes_hashed, 5,
+        "deep/a/b/c, deep/a/b, deep/a, deep and the root"
+    );
+    // The identity is the one a build from nothing gives, and every node is in the store.
+    let cold = genesis::tree::build(one.snapshot.files(), &one.executable, None);
+    assert_eq!(cold.root, one.snapshot.identity());
+    for n in cold.dirs.values() {
+        assert!(store.has_object(&n.identity));
+    }
+    let (read, _) = store.read_snapshot(&one.snapshot.identity()).unwrap();
+    assert_eq!(read.files(), one.snapshot.files());
+
+    // An executable bit is an entry change too.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        ws.join("t1/s05/f00.txt"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let exec = snap(&store, &ws);
+    assert_eq!(exec.nodes_hashed, 3, "t1/s05, t1 and the root");
+    assert_eq!(
+        genesis::tree::build(exec.snapshot.files(), &exec.executable, None).root,
+        exec.snapshot.identity()
+    );
+}
+
+#[test]
+fn a_damaged_or_other_version_tree_cache_is_ignored() {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    big_tree(&ws);
+    let store = Store::init(&d.path().join("store")).unwrap();
+    let first = snap(&store, &ws);
+    let cache = store.stat_cache_path(&ws).with_extension("tree");
+    let good = std::fs::read(&cache).unwrap();
+    let mut version = good.clone();
+    version[8] = 2;
+    let mut flipped = good.clone();
+    flipped[40] ^= 1;
+    for (what, bytes) in [
+        ("truncated", good[..good.len() - 1].to_vec()),
+        ("version 2", version),
+        ("a byte flipped", flipped),
+        ("empty", Vec::new()),
+    ] {
+        std::fs::write(&cache, &bytes).unwrap();
+        let o = snap(&store, &ws);
+        assert_eq!(o.snapshot.identity(), first.snapshot.identity(), "{what}");
+        assert_eq!(o.nodes_hashed, 68, "{what}: every node built again");
+        assert_eq!(std::fs::read(&cache).unwrap(), good, "{what}: rewritten");
+    }
+}
+
+#[test]
+fn nodes_missing_from_the_store_are_written_again() {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    big_tree(&ws);
+    let store_dir = d.path().join("store");
+    let store = Store::init(&store_dir).unwrap();
+    let first = snap(&store, &ws);
+    // A new store, the old one's caches copied in: identities come from the cache, but the
+    // nodes are written, since the new store lacks them.
+    let other = Store::init(&d.path().join("other")).unwrap();
+    let from = store.stat_cache_path(&ws);
+    let to = other.stat_cache_path(&ws);
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(from.with_extension("tree"), to.with_extension("tree")).unwrap();
+    let o = snap(&other, &ws);
+    assert_eq!(o.nodes_hashed, 0);
+    assert_eq!(o.snapshot.identity(), first.snapshot.identity());
+    let (read, _) = other.read_snapshot(&o.snapshot.identity()).unwrap();
+    assert_eq!(read.files(), first.snapshot.files());
+}
+
+#[test]
+fn a_stat_cache_that_every_file_hits_is_not_rewritten() {
+    use std::os::unix::fs::MetadataExt;
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    std::fs::create_dir_all(ws.join("a")).unwrap();
+    std::fs::write(ws.join("a/x.txt"), b"x\n").unwrap();
+    std::fs::write(ws.join("y.txt"), b"y\n").unwrap();
+    let store = Store::init(&d.path().join("store")).unwrap();
+    // Older than the racy window, so the first snapshot caches both files.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let first = snap(&store, &ws);
+    assert_eq!((first.hashed, first.from_cache), (2, 0));
+    let cache = store.stat_cache_path(&ws);
+    let before = std::fs::metadata(&cache).unwrap();
+    let again = snap(&store, &ws);
+    assert_eq!((again.hashed, again.from_cache), (0, 2));
+    let after = std::fs::metadata(&cache).unwrap();
+    assert_eq!(
+        (after.ino(), after.mtime_nsec(), after.mtime()),
+        (before.ino(), before.mtime_nsec(), before.mtime()),
+        "not rewritten (a rewrite renames a new file in)"
+    );
+    // A deleted file leaves an entry over: the cache is rewritten without it.
+    std::fs::remove_file(ws.join("y.txt")).unwrap();
+    let third = snap(&store, &ws);
+    assert_eq!((third.hashed, third.from_cache), (0, 1));
+    assert_ne!(std::fs::metadata(&cache).unwrap().ino(), before.ino());
+    assert_eq!(genesis::statcache::StatCache::load(&cache).len(), 1);
+}
