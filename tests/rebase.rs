@@ -331,3 +331,36 @@ fn an_applied_session_is_not_rebased_exit_3() {
         "genesis: error: session s is applied; only an open session can be changed\n"
     );
 }
+
+/// A tree past 4096 files (v0.2) rebases as a small one does: the merged tree is a v0.2
+/// snapshot, not refused by the v0.1 file count.
+#[test]
+fn a_tree_past_4096_files_rebases() {
+    let mut owned: Vec<(String, Vec<u8>)> = (0..4100)
+        .map(|i| {
+            (
+                format!("d{}/f{i}.txt", i / 100),
+                format!("{i}\n").into_bytes(),
+            )
+        })
+        .collect();
+    owned.push(("a.txt".into(), FIVE.to_vec()));
+    let files: Vec<(&str, &[u8])> = owned
+        .iter()
+        .map(|(p, d)| (p.as_str(), d.as_slice()))
+        .collect();
+    let c = case(
+        &files,
+        &[("a.txt", Some(b"one\n2\n3\n4\n5\n"))],
+        &[("a.txt", Some(b"1\n2\n3\n4\nfive\n"))],
+    );
+    let r = c.ws.path();
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"one\n2\n3\n4\nfive\n"
+    );
+}

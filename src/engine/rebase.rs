@@ -282,14 +282,9 @@ impl Engine {
                 exec.insert(path.clone());
             }
         }
-        let merged_snap = Snapshot::from_files(files).map_err(|e| match e {
-            SnapshotDocumentError::TooManyFiles { count } => EngineError::OverLimit {
-                what: "files",
-                limit: crate::snapshot::MAX_FILES,
-                actual: count,
-            },
-            other => EngineError::SnapshotDocument(other),
-        })?;
+        // v0.1 or v0.2 by the tree's size, as every snapshot (DESIGN section 2).
+        let merged_snap = Snapshot::with_executable(files, &exec, Some(&theirs.snapshot))
+            .map_err(EngineError::SnapshotDocument)?;
         let merged_tree = Tree::from_parts(&self.store, merged_snap.clone(), exec.clone());
         let list = changes(theirs, &merged_tree);
         if list.is_empty() {
