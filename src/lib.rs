@@ -31,6 +31,7 @@ pub mod gc;
 pub mod hash;
 pub mod journal;
 pub mod json;
+pub mod lifeline;
 pub mod manifest;
 pub mod materialize;
 pub mod mcp;

@@ -184,7 +184,7 @@ impl CommandResult {
 /// Runs one obligation in `dir` without a shell, its standard input empty, its output captured
 /// to temporary files (so a background process holding the streams cannot hang Genesis), in a
 /// process group of its own that is killed whole (`SIGKILL`) at the timeout and after the
-/// command ends.
+/// command ends, and by a watchdog if this process dies first ([`crate::lifeline`]).
 ///
 /// A command that cannot be started (not found, not executable) is a failed obligation with
 /// exit code 127 and the reason on its standard error, as a shell would report it.
@@ -247,6 +247,17 @@ pub fn run_command_until(
         .process_group(0);
     for (k, v) in env {
         cmd.env(k, v);
+    }
+    // A watchdog kills the group if Genesis dies first, even by SIGKILL (`crate::lifeline`).
+    if let Some(fd) = crate::lifeline::read_end() {
+        let max_fd = crate::lifeline::max_fd();
+        // SAFETY: `arm` makes only async-signal-safe calls, as `pre_exec` requires.
+        unsafe {
+            cmd.pre_exec(move || {
+                crate::lifeline::arm(fd, max_fd);
+                Ok(())
+            });
+        }
     }
     let mut child = match cmd.spawn() {
         Ok(c) => c,

@@ -38,8 +38,20 @@ impl ClientHandler for Client {
 
 type Conn = RunningService<RoleClient, Client>;
 
-/// `genesis mcp --workspace ROOT`, connected and initialised.
+/// `genesis mcp --workspace ROOT`, connected and initialised, logging at level `info`.
+#[allow(deprecated)]
 async fn connect(root: &Path) -> (Conn, Client) {
+    let (conn, client) = connect_quiet(root).await;
+    let level = rmcp::model::SetLevelRequestParams::new(rmcp::model::LoggingLevel::Info);
+    conn.peer()
+        .set_level(level)
+        .await
+        .expect("logging/setLevel");
+    (conn, client)
+}
+
+/// `genesis mcp --workspace ROOT`, connected and initialised; no logging level set.
+async fn connect_quiet(root: &Path) -> (Conn, Client) {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_genesis"));
     cmd.arg("mcp").arg("--workspace").arg(root);
     cmd.env_remove("GENESIS_STORE");
@@ -745,3 +757,8 @@ async fn concurrent_calls_are_serialised_by_the_store_lock() {
     assert_eq!(paths, want);
     conn.cancel().await.unwrap();
 }
+
+#[path = "mcp_server/raw.rs"]
+mod raw;
+#[path = "mcp_server/review.rs"]
+mod review;

@@ -11,13 +11,15 @@
 //!
 //! Modules: [`server`] (the rmcp handler: dispatch, blocking pool, notifications,
 //! cancellation), [`tools`] (each tool over the library), [`schemas`] (the inputs),
-//! [`progress`] (verify's observer), [`scope`] (the workspace and its path rule).
+//! [`progress`] (verify's observer), [`scope`] (the workspace and its path rule),
+//! [`transport`] (the stdio framing, and the answers to frames that are not messages).
 
 pub mod progress;
 pub mod schemas;
 pub mod scope;
 pub mod server;
 pub mod tools;
+pub mod transport;
 
 pub use scope::Scope;
 pub use server::GenesisServer;
@@ -31,5 +33,10 @@ pub fn serve_stdio(scope: Scope) -> Result<(), Box<dyn std::error::Error + Send 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    rt.block_on(GenesisServer::new(scope).serve_stdio())
+    let served = rt.block_on(GenesisServer::new(scope).serve_stdio());
+    // The thread reading standard input may be blocked for ever (a client that sent SIGTERM
+    // but keeps the pipe open): the runtime is not waited for. Every engine call has returned
+    // by now (`serve_stdio` waits for them).
+    rt.shutdown_background();
+    served
 }

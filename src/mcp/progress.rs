@@ -7,11 +7,17 @@
 //! The output pieces are the ones [`crate::events::run_obligation`] hands every observer:
 //! decoded and redacted there, as the event streams are, so nothing here sees a secret.
 
+// MCP logging is deprecated from protocol 2026-07-28 on (SEP-2577); clients of the earlier
+// versions still show it, and `logging/setLevel` asks for it.
+#![allow(deprecated)]
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
+
+use rmcp::model::LoggingLevel;
 
 use crate::engine::Observer;
 use crate::events::Stream;
@@ -24,6 +30,9 @@ pub struct Notice {
     pub data: Value,
     /// A short description for a progress notification: what happened, or the output text.
     pub message: String,
+    /// Its logging level: `info` for a start, output and a pass, `warning` for an obligation
+    /// that failed, timed out or was cancelled.
+    pub level: LoggingLevel,
 }
 
 /// The observer of one `verify` call.
@@ -53,6 +62,7 @@ impl Observer for Forwarder {
         self.send(Notice {
             data: json!({"obligation": id, "event": "started", "run": run, "index": index, "total": total}),
             message: format!("obligation {id}: running ({} of {total})", index + 1),
+            level: LoggingLevel::Info,
         });
     }
 
@@ -60,6 +70,7 @@ impl Observer for Forwarder {
         self.send(Notice {
             data: json!({"obligation": id, "event": "output", "stream": stream.as_str(), "text": text}),
             message: text.to_owned(),
+            level: LoggingLevel::Info,
         });
     }
 
@@ -80,6 +91,11 @@ impl Observer for Forwarder {
                 index + 1,
                 if r.passed() { "passed" } else { "failed" }
             ),
+            level: if r.passed() {
+                LoggingLevel::Info
+            } else {
+                LoggingLevel::Warning
+            },
         });
     }
 

@@ -21,7 +21,8 @@
 //!   obligation's process group is killed and nothing is recorded (the session is as it was).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -41,10 +42,7 @@ use super::schemas::*;
 use super::scope::Scope;
 use super::tools::{self, Done, ToolError};
 
-/// The longest JSON-RPC message (one line) the server reads: 64 MiB, the engine's default
-/// `max_patch_bytes`, so that a diff up to that limit reaches the engine and a larger one is
-/// refused by it with a tool error. A longer line is dropped by the transport, unanswered.
-pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024 + 64 * 1024;
+pub use super::transport::MAX_MESSAGE_BYTES;
 
 /// What every tool that runs something says about it.
 const RUNS_ONLY_OBLIGATIONS: &str = "It runs no command but the obligations of the session's manifest (as recorded at open); no tool runs anything else.";
@@ -53,17 +51,104 @@ const RUNS_ONLY_OBLIGATIONS: &str = "It runs no command but the obligations of t
 #[derive(Debug, Clone)]
 pub struct GenesisServer {
     scope: Arc<Scope>,
-    /// The cancellation flags of the `verify` calls running now: all set when the client goes
-    /// away, so that no obligation outlives the connection.
-    running: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>>,
+    /// The calls running now, and what stops them when the client goes away.
+    calls: Arc<Calls>,
+    /// The level the client set with `logging/setLevel`; `None` (no logging notifications)
+    /// until it does.
+    #[allow(deprecated)]
+    log_level: Arc<std::sync::Mutex<Option<LoggingLevel>>>,
 }
+
+/// A logging level's severity, `debug` 0 to `emergency` 7 (RFC 5424's order, reversed).
+#[allow(deprecated)]
+fn rank(level: LoggingLevel) -> u8 {
+    level as u8
+}
+
+/// The calls of a server running now: when the client goes away (standard input closed, or an
+/// interrupt of the process), every running `verify` is cancelled at once (its obligation's
+/// process group killed, nothing recorded), and the server ends once every engine call has
+/// returned, so that no session is left half-written and no obligation outlives the server.
+#[derive(Debug)]
+struct Calls {
+    /// The cancellation flags of the `verify` calls running now.
+    flags: std::sync::Mutex<Vec<Arc<AtomicBool>>>,
+    /// Set once the client has gone: a `verify` that starts after is cancelled at once.
+    closed: AtomicBool,
+    /// Engine calls (blocking jobs) not yet returned.
+    active: AtomicUsize,
+    /// Becomes `true` with `closed`: a notification waiting to be written gives up then.
+    gone: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for Calls {
+    fn default() -> Self {
+        Calls {
+            flags: Default::default(),
+            closed: AtomicBool::new(false),
+            active: AtomicUsize::new(0),
+            gone: tokio::sync::watch::channel(false).0,
+        }
+    }
+}
+
+impl Calls {
+    /// The client has gone: cancel every running and future `verify`.
+    fn stop_all(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.gone.send_replace(true);
+        if let Ok(v) = self.flags.lock() {
+            for f in v.iter() {
+                f.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// A new `verify`'s cancellation flag (already set when the client has gone).
+    fn register(&self) -> Arc<AtomicBool> {
+        let flag = Arc::new(AtomicBool::new(false));
+        if let Ok(mut v) = self.flags.lock() {
+            v.push(flag.clone());
+        }
+        if self.closed.load(Ordering::SeqCst) {
+            flag.store(true, Ordering::SeqCst);
+        }
+        flag
+    }
+
+    fn unregister(&self, flag: &Arc<AtomicBool>) {
+        if let Ok(mut v) = self.flags.lock() {
+            v.retain(|f| !Arc::ptr_eq(f, flag));
+        }
+    }
+
+    /// Counts one engine call until the guard is dropped (on its blocking thread).
+    fn job(self: &Arc<Self>) -> Job {
+        self.active.fetch_add(1, Ordering::SeqCst);
+        Job(self.clone())
+    }
+}
+
+/// One engine call running ([`Calls::job`]).
+struct Job(Arc<Calls>);
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// How long the server waits, once the client has gone, for its engine calls to return (a
+/// cancelled `verify` returns within milliseconds; a `patch` or `apply` finishes its write).
+const DRAIN: Duration = Duration::from_secs(30);
 
 impl GenesisServer {
     /// The server of `scope`.
     pub fn new(scope: Scope) -> Self {
         GenesisServer {
             scope: Arc::new(scope),
-            running: Arc::default(),
+            calls: Arc::default(),
+            log_level: Arc::default(),
         }
     }
 
@@ -135,32 +220,47 @@ impl GenesisServer {
     /// # Errors
     /// The transport fails to start (the initialisation handshake) or ends with an error.
     pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleServer, _, _>::new(
-            tokio::io::stdin(),
-            tokio::io::stdout(),
-        )
-        .with_max_line_length(MAX_MESSAGE_BYTES);
-        let flags = self.running.clone();
+        let calls = self.calls.clone();
+        let on_end = {
+            let calls = calls.clone();
+            move || calls.stop_all()
+        };
+        // Standard input closed: every running obligation is stopped at once, before rmcp
+        // waits for the calls in flight to answer.
+        let transport =
+            super::transport::LineTransport::new(tokio::io::stdin(), tokio::io::stdout())
+                .on_end(Box::new(on_end));
         let service = self.serve(transport).await?;
         // An interrupt of the process (SIGINT, SIGTERM, SIGHUP, once the binary installed
-        // `obligation::install_interrupt_handler`, as `genesis mcp` does) kills the running
-        // obligations and ends the service; a client that closes standard input ends it too.
+        // `obligation::install_interrupt_handler`, as `genesis mcp` does) stops the running
+        // obligations and ends the service, whether or not standard input is still open.
         let token = service.cancellation_token();
-        let watcher = tokio::spawn(async move {
-            while !crate::obligation::interrupted() {
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            token.cancel();
-        });
+        let watcher = {
+            let calls = calls.clone();
+            tokio::spawn(async move {
+                while !crate::obligation::interrupted() {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                calls.stop_all();
+                token.cancel();
+            })
+        };
         let ended = service.waiting().await;
         watcher.abort();
-        // The client has gone: stop every obligation still running (its verify records
-        // nothing), so that the runtime's blocking threads end and no process is left behind.
-        for f in flags.lock().map(|v| v.clone()).unwrap_or_default() {
-            f.store(true, Ordering::SeqCst);
+        calls.stop_all();
+        // Every engine call returns before the server ends: a cancelled verify records
+        // nothing, a patch or apply finishes its write.
+        let start = std::time::Instant::now();
+        while calls.active.load(Ordering::SeqCst) > 0 && start.elapsed() < DRAIN {
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
         ended?;
         Ok(())
+    }
+
+    #[allow(deprecated)]
+    fn log_level(&self) -> Option<LoggingLevel> {
+        self.log_level.lock().ok().and_then(|l| *l)
     }
 
     async fn run<A, F>(&self, args: Value, name: &str, f: F) -> Result<CallToolResult, McpError>
@@ -170,7 +270,12 @@ impl GenesisServer {
     {
         let a: A = parse(name, args)?;
         let scope = self.scope.clone();
-        let joined = tokio::task::spawn_blocking(move || f(&scope, a)).await;
+        let job = self.calls.job();
+        let joined = tokio::task::spawn_blocking(move || {
+            let _job = job;
+            f(&scope, a)
+        })
+        .await;
         Ok(result(flatten(joined)))
     }
 
@@ -181,13 +286,12 @@ impl GenesisServer {
     ) -> Result<CallToolResult, McpError> {
         let a: VerifyArgs = parse("verify", args)?;
         let scope = self.scope.clone();
-        let cancel = Arc::new(AtomicBool::new(false));
-        if let Ok(mut v) = self.running.lock() {
-            v.push(cancel.clone());
-        }
+        let cancel = self.calls.register();
+        let job = self.calls.job();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Notice>();
         let flag = cancel.clone();
         let mut job = tokio::task::spawn_blocking(move || {
+            let _job = job;
             let mut fwd = Forwarder::new(tx, flag);
             tools::verify(&scope, a, &mut fwd)
         });
@@ -195,25 +299,38 @@ impl GenesisServer {
         let peer = context.peer.clone();
         // Progress must increase with every notification: it counts the notices sent.
         let sent = std::sync::atomic::AtomicU64::new(0);
+        let level = self.log_level();
         let send = |n: Notice| {
             let peer = peer.clone();
             let token = token.clone();
             let step = sent.fetch_add(1, Ordering::SeqCst) + 1;
+            // Once the client has gone nothing reads the peer's queue, and a notification
+            // would wait for ever: it gives up then, so verify answers and ends.
+            let mut gone = self.calls.gone.subscribe();
             async move {
-                if let Some(token) = token {
-                    let mut p = ProgressNotificationParam::new(token, step as f64);
-                    p.message = Some(n.message.clone());
-                    let _ = peer.notify_progress(p).await;
+                let notify = async {
+                    if let Some(token) = token {
+                        let mut p = ProgressNotificationParam::new(token, step as f64);
+                        p.message = Some(n.message.clone());
+                        let _ = peer.notify_progress(p).await;
+                    }
+                    // Logging (deprecated from protocol 2026-07-28 on, SEP-2577, but what
+                    // clients of the earlier versions show) only once the client asked for it
+                    // with `logging/setLevel`, and only at or above its level.
+                    #[allow(deprecated)]
+                    if level.is_some_and(|min| rank(n.level) >= rank(min)) {
+                        let _ = peer
+                            .notify_logging_message(
+                                LoggingMessageNotificationParam::new(n.level, n.data)
+                                    .with_logger("genesis.verify"),
+                            )
+                            .await;
+                    }
+                };
+                tokio::select! {
+                    _ = notify => {}
+                    _ = gone.wait_for(|g| *g) => {}
                 }
-                // Logging is deprecated from protocol 2026-07-28 on (SEP-2577), but it is
-                // what clients of the earlier versions show; both are sent.
-                #[allow(deprecated)]
-                let _ = peer
-                    .notify_logging_message(
-                        LoggingMessageNotificationParam::new(LoggingLevel::Info, n.data)
-                            .with_logger("genesis.verify"),
-                    )
-                    .await;
             }
         };
         let mut cancelled = false;
@@ -231,9 +348,7 @@ impl GenesisServer {
         while let Ok(n) = rx.try_recv() {
             send(n).await;
         }
-        if let Ok(mut v) = self.running.lock() {
-            v.retain(|f| !Arc::ptr_eq(f, &cancel));
-        }
+        self.calls.unregister(&cancel);
         Ok(result(flatten(joined)))
     }
 }
@@ -324,6 +439,20 @@ impl ServerHandler for GenesisServer {
             "Genesis transactional workspace engine for the workspace {}. A change is a transaction: open → patch → verify → apply (or abort). Every path must lie inside the workspace. {RUNS_ONLY_OBLIGATIONS}",
             self.scope.root().display()
         ))
+    }
+
+    /// `logging/setLevel`: from now on, `verify` sends its notices at or above `level` as
+    /// `notifications/message` too.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if let Ok(mut l) = self.log_level.lock() {
+            *l = Some(request.level);
+        }
+        Ok(())
     }
 
     async fn list_tools(

@@ -1,0 +1,259 @@
+//! The review's findings on `genesis mcp` (issue 13), one test or more each.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::raw::Raw;
+use super::*;
+
+/// Issue 13, review 10: a frame that cannot be acted on is answered, with its id when the id
+/// can be read (JSON-RPC 2.0 section 5.1), and the server goes on.
+#[test]
+fn malformed_frames_get_an_answer_with_their_id() {
+    let (_outer, root) = setup(greet_obligation());
+    let mut raw = Raw::start(&root, &[]);
+    let cases: &[(&str, Value, i64)] = &[
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,", Value::Null, -32700),
+        ("not json", Value::Null, -32700),
+        ("[1,2]", Value::Null, -32600),
+        ("7", Value::Null, -32600),
+        (
+            r#"{"jsonrpc":"1.0","id":11,"method":"tools/list"}"#,
+            json!(11),
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":3}}"#,
+            json!(12),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"s13","method":"tools/call","params":7}"#,
+            json!("s13"),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":[14],"method":"ping"}"#,
+            Value::Null,
+            -32600,
+        ),
+    ];
+    for (line, id, code) in cases {
+        raw.send(line);
+        let a = raw.response();
+        assert_eq!(a["jsonrpc"], "2.0", "{line}: {a}");
+        assert_eq!(&a["id"], id, "{line}: {a}");
+        assert_eq!(a["error"]["code"], *code, "{line}: {a}");
+    }
+    // A malformed notification is not answered; the server still answers a good request.
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#);
+    let st = raw.call(20, "status", json!({}));
+    assert_eq!(st["id"], 20, "{st}");
+    assert_eq!(st["result"]["structuredContent"], json!({"sessions": []}));
+}
+
+/// Issue 13, review 6: a member name twice in a call's arguments (or anywhere in the frame) is
+/// refused as the CLI refuses it in any JSON document, never read with the last value kept.
+#[test]
+fn duplicate_keys_in_arguments_are_invalid_params() {
+    let (_outer, root) = setup(greet_obligation());
+    let mut raw = Raw::start(&root, &[]);
+    let a = raw.call(1, "open", json!({"session": "d1"}));
+    assert_eq!(a["result"]["isError"], false, "{a}");
+    // With the last value kept, this would apply with dry_run false.
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"abort","arguments":{"session":"d1","dry_run":true,"dry_run":false}}}"#);
+    let a = raw.response();
+    assert_eq!(a["id"], 2, "{a}");
+    assert_eq!(a["error"]["code"], -32602, "{a}");
+    assert_eq!(
+        a["error"]["message"],
+        r#"Invalid params: duplicate key "dry_run" at /params/arguments/dry_run"#
+    );
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"abort","name":"status","arguments":{"session":"d1"}}}"#);
+    let a = raw.response();
+    assert_eq!(
+        (a["id"].clone(), a["error"]["code"].clone()),
+        (json!(3), json!(-32602)),
+        "{a}"
+    );
+    raw.send(r#"{"jsonrpc":"2.0","id":4,"id":5,"method":"ping"}"#);
+    let a = raw.response();
+    assert_eq!(
+        (a["id"].clone(), a["error"]["code"].clone()),
+        (Value::Null, json!(-32600)),
+        "{a}"
+    );
+    // Nothing was aborted.
+    let st = raw.call(6, "status", json!({"session": "d1"}));
+    assert_eq!(
+        st["result"]["structuredContent"]["session"]["status"], "open",
+        "{st}"
+    );
+    assert!(raw.silent_for(Duration::from_millis(100)));
+}
+
+/// A workspace whose obligation starts a background `sleep` and writes its shell's and the
+/// sleep's pids to `pidfile`, then waits; opened as session `s` with the fix recorded.
+fn slow_session(pidfile: &std::path::Path) -> (tempfile::TempDir, std::path::PathBuf, Raw) {
+    let (outer, root) = setup(json!({
+        "id": "slow",
+        "run": ["sh", "-c", format!("sleep 60 & echo $$ $! > {}; wait", pidfile.display())],
+        "timeout_s": 120,
+    }));
+    let mut raw = Raw::start(&root, &[]);
+    assert_eq!(
+        raw.call(1, "open", json!({"session": "s"}))["result"]["isError"],
+        false
+    );
+    let p = raw.call(2, "patch", json!({"session": "s", "diff": FIX}));
+    assert_eq!(p["result"]["isError"], false, "{p}");
+    (outer, root, raw)
+}
+
+/// The session's files, to compare before and after.
+fn session_files(root: &std::path::Path) -> (Vec<u8>, Vec<u8>) {
+    let dir = root.join(".genesis/sessions");
+    (
+        std::fs::read(dir.join("s.state")).unwrap(),
+        std::fs::read(dir.join("s.json")).unwrap(),
+    )
+}
+
+/// Waits (20 s at most, else fails) until every process of `pids` is gone.
+fn all_gone(pids: &[u32], what: &str) {
+    for _ in 0..2000 {
+        if pids.iter().all(|&p| gone(p)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{what}: obligation processes survive: {pids:?}");
+}
+
+fn pids_of(pidfile: &std::path::Path) -> Vec<u32> {
+    for _ in 0..2000 {
+        if let Ok(s) = std::fs::read_to_string(pidfile)
+            && s.ends_with('\n')
+        {
+            return s.split_whitespace().map(|p| p.parse().unwrap()).collect();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("the obligation never started");
+}
+
+/// Issue 13, review 4: SIGTERM (and SIGINT) end the server although standard input stays
+/// open, killing the running obligation's process group and leaving the session as it was.
+#[test]
+fn sigterm_ends_the_server_with_stdin_open() {
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        let pids = tempfile::tempdir().unwrap();
+        let pidfile = pids.path().join("pids");
+        let (_outer, root, mut raw) = slow_session(&pidfile);
+        let before = session_files(&root);
+        raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"verify","arguments":{"session":"s"}}}"#);
+        let ids = pids_of(&pidfile);
+        // SAFETY: a signal to the child this test spawned.
+        unsafe { libc::kill(raw.child.id() as i32, sig) };
+        let status = raw.wait_exit();
+        assert!(raw.stdin.is_some(), "standard input is still open");
+        assert_eq!(status.code(), Some(0), "signal {sig}: {status:?}");
+        all_gone(&ids, "after the signal");
+        assert_eq!(
+            session_files(&root),
+            before,
+            "signal {sig}: the session changed"
+        );
+    }
+}
+
+/// Issue 13, review 5: when the client closes standard input during a verify, the obligation
+/// is stopped at once, so that verify still answers (a cancelled verify) before the server
+/// ends, instead of rmcp giving up on it after its 5 s drain.
+#[test]
+fn closing_stdin_stops_the_obligation_at_once() {
+    let pids = tempfile::tempdir().unwrap();
+    let pidfile = pids.path().join("pids");
+    let (_outer, root, mut raw) = slow_session(&pidfile);
+    let before = session_files(&root);
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"verify","arguments":{"session":"s"}}}"#);
+    let ids = pids_of(&pidfile);
+    drop(raw.stdin.take());
+    let answer = raw.response();
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let status = raw.wait_exit();
+    assert_eq!(status.code(), Some(0));
+    all_gone(&ids, "after standard input closed");
+    assert_eq!(session_files(&root), before);
+}
+
+/// Issue 13, review 5: a server killed with SIGKILL (no handler runs) leaves no obligation
+/// behind: the lifeline's watchdog kills the obligation's whole process group.
+#[test]
+fn a_killed_server_leaves_no_obligation_running() {
+    let pids = tempfile::tempdir().unwrap();
+    let pidfile = pids.path().join("pids");
+    let (_outer, _root, mut raw) = slow_session(&pidfile);
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"verify","arguments":{"session":"s"}}}"#);
+    let ids = pids_of(&pidfile);
+    assert!(ids.iter().all(|&p| !gone(p)), "running");
+    raw.child.kill().unwrap();
+    raw.child.wait().unwrap();
+    all_gone(&ids, "after SIGKILL of the server");
+}
+
+#[allow(deprecated)]
+async fn set_level(conn: &Conn, level: rmcp::model::LoggingLevel) {
+    let p = rmcp::model::SetLevelRequestParams::new(level);
+    conn.peer().set_level(p).await.expect("logging/setLevel");
+}
+
+/// Issue 13, review 7: `logging/setLevel` is answered; verify's notices come as logging
+/// notifications only once a level is set, and only at or above it.
+#[tokio::test]
+#[allow(deprecated)]
+async fn logging_follows_set_level() {
+    use rmcp::model::LoggingLevel;
+    let (_outer, root) = setup(greet_obligation());
+    let (conn, client) = connect_quiet(&root).await;
+    ok(&conn, "open", json!({"session": "l1"})).await;
+    ok(&conn, "patch", json!({"session": "l1", "diff": WRONG})).await;
+    let v = ok(&conn, "verify", json!({"session": "l1"})).await;
+    assert_eq!(v["record"]["obligations_ok"], false);
+    assert_eq!(client.logs.lock().unwrap().clone(), Vec::<Value>::new());
+    set_level(&conn, LoggingLevel::Warning).await;
+    ok(&conn, "verify", json!({"session": "l1"})).await;
+    let logs = client.logs.lock().unwrap().clone();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_eq!(
+        (
+            logs[0]["event"].as_str(),
+            logs[0]["passed"].as_bool(),
+            logs[0]["exit_code"].as_i64()
+        ),
+        (Some("finished"), Some(false), Some(1))
+    );
+    client.logs.lock().unwrap().clear();
+    set_level(&conn, LoggingLevel::Debug).await;
+    ok(&conn, "verify", json!({"session": "l1"})).await;
+    let events: Vec<String> = client
+        .logs
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {}",
+                l["event"].as_str().unwrap(),
+                l["text"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        ["started ", "output checking greet.txt\n", "finished "]
+    );
+    conn.cancel().await.unwrap();
+}
