@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use crate::check::CheckOutcome;
 use crate::diff::{Change, DiffError, Tree, changes, stats};
 use crate::engine::{
-    AbortOutcome, ApplyOutcome, Engine, EngineError, OpenOutcome, PatchOutcome, VerifyOutcome,
+    AbortOutcome, ApplyOutcome, Engine, EngineError, OpenOutcome, PatchOutcome, RebaseOutcome,
+    VerificationLog, VerifyOutcome,
 };
 use crate::session::{Session, SessionState};
 use crate::snapshot::SnapshotOutcome;
@@ -191,6 +192,45 @@ pub fn diff_json(a: &Tree, b: &Tree) -> Result<Value, DiffError> {
         },
         "diff": String::from_utf8(text).ok(),
     }))
+}
+
+/// `genesis rebase --json`: `{"session", "moved", "old_base", "onto", "entry", "changes",
+/// "conflicts": [{"path", "kind", "hunks": [{"base", "session", "workspace"}]}],
+/// "checkout_kept"}`, line ranges as `{"start", "count"}` (1-based).
+pub fn rebase_json(out: &RebaseOutcome) -> Value {
+    json!({
+        "session": out.session,
+        "moved": out.moved,
+        "old_base": out.old_base,
+        "onto": out.onto,
+        "entry": out.entry,
+        "changes": changes_json(&out.changes),
+        "conflicts": out.conflicts,
+        "checkout_kept": out.checkout_kept,
+    })
+}
+
+/// `genesis log SESSION [OBLIGATION] --json`: `{"session", "snapshot", "acceptance",
+/// "current", "obligations": [{"id", "run", "exit_code", "timed_out", "passed", "seconds",
+/// "stdout", "stderr"}]}`; output as text (invalid UTF-8 replaced), `null` when not kept.
+pub fn log_json(session: &str, log: &VerificationLog) -> Value {
+    let text = |b: &Option<Vec<u8>>| b.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
+    json!({
+        "session": session,
+        "snapshot": log.snapshot,
+        "acceptance": log.acceptance,
+        "current": log.current,
+        "obligations": log.obligations.iter().map(|o| json!({
+            "id": o.id,
+            "run": o.run,
+            "exit_code": o.exit_code,
+            "timed_out": o.timed_out,
+            "passed": o.passed,
+            "seconds": o.seconds,
+            "stdout": text(&o.stdout),
+            "stderr": text(&o.stderr),
+        })).collect::<Vec<_>>(),
+    })
 }
 
 /// `genesis check --json`: `{"match", "expected", "actual", "differences",

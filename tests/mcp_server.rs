@@ -145,7 +145,8 @@ async fn initialize_and_list_tools_with_valid_schemas() {
     assert_eq!(
         names,
         [
-            "abort", "apply", "check", "diff", "open", "patch", "snapshot", "status", "verify"
+            "abort", "apply", "check", "diff", "log", "open", "patch", "rebase", "snapshot",
+            "status", "verify"
         ]
     );
     for t in &tools {

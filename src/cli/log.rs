@@ -43,24 +43,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
     let session = super::ids::session(&engine, &args.session)?;
     let log = engine.obligation_log(&session, args.obligation.as_deref())?;
-    let text = |b: &Option<Vec<u8>>| b.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
     if ctx.json {
-        super::print_json(&serde_json::json!({
-            "session": session,
-            "snapshot": log.snapshot,
-            "acceptance": log.acceptance,
-            "current": log.current,
-            "obligations": log.obligations.iter().map(|o| serde_json::json!({
-                "id": o.id,
-                "run": o.run,
-                "exit_code": o.exit_code,
-                "timed_out": o.timed_out,
-                "passed": o.passed,
-                "seconds": o.seconds,
-                "stdout": text(&o.stdout),
-                "stderr": text(&o.stderr),
-            })).collect::<Vec<_>>(),
-        }));
+        super::print_json(&genesis::report::log_json(&session, &log));
         return Ok(0);
     }
     let _pager = super::pager::start(ctx);

@@ -1,6 +1,6 @@
 //! `genesis rebase SESSION [--markers]`: move a session onto the workspace as it is now.
 
-use genesis::engine::{RebaseOptions, RebaseOutcome};
+use genesis::engine::RebaseOptions;
 
 use super::{CliError, Context};
 
@@ -16,22 +16,6 @@ pub struct Args {
     markers: bool,
 }
 
-/// The JSON document of a rebase: `{"session", "moved", "old_base", "onto", "entry",
-/// "changes", "conflicts": [{"path", "kind", "hunks": [{"base", "session", "workspace"}]}]}`,
-/// line ranges as `{"start", "count"}` (1-based).
-fn json(out: &RebaseOutcome) -> serde_json::Value {
-    serde_json::json!({
-        "session": out.session,
-        "moved": out.moved,
-        "old_base": out.old_base,
-        "onto": out.onto,
-        "entry": out.entry,
-        "changes": out.changes.iter().map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path})).collect::<Vec<_>>(),
-        "conflicts": out.conflicts,
-        "checkout_kept": out.checkout_kept,
-    })
-}
-
 /// Rebases; exit 3 when paths conflict and nothing was recorded.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let engine = super::engine(ctx, false)?;
@@ -44,7 +28,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     })?;
     let failed = !out.conflicts.is_empty() && !out.moved;
     if ctx.json {
-        super::print_json(&json(&out));
+        super::print_json(&genesis::report::rebase_json(&out));
         return Ok(if failed { 3 } else { 0 });
     }
     if failed {

@@ -3,7 +3,7 @@
 //! stays inside it ([`scope`]).
 //!
 //! Tools (README "MCP server"): `snapshot`, `diff`, `check`, `open`, `patch`, `verify`,
-//! `apply`, `abort`, `status`. Each one's input schema is derived from its type in
+//! `apply`, `abort`, `status`, `rebase`, `log`. Each one's input schema is derived from its type in
 //! [`schemas`]; its result is the CLI's `--json` document for the command ([`crate::report`])
 //! plus a short text; its errors carry the CLI's kind, exit code and `retryable`
 //! ([`tools::ToolError`]). The server never runs a command other than the manifest's

@@ -111,3 +111,25 @@ pub struct StatusArgs {
     /// The session id, or a unique prefix of it (4+ characters). Default: list every session.
     pub session: Option<String>,
 }
+
+/// `rebase`: move a session onto the workspace as it is now.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RebaseArgs {
+    /// The session id, or a unique prefix of it (4+ characters).
+    pub session: String,
+    /// Record overlapping edits with conflict markers (`<<<<<<< session`, `=======`,
+    /// `>>>>>>> workspace`) instead of recording nothing. Default: false.
+    #[serde(default)]
+    pub markers: bool,
+}
+
+/// `log`: the output of the obligations of a session's last verification.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogArgs {
+    /// The session id, or a unique prefix of it (4+ characters).
+    pub session: String,
+    /// Only this obligation (its id in the manifest). Default: every obligation.
+    pub obligation: Option<String>,
+}

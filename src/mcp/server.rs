@@ -1,7 +1,7 @@
 //! The MCP server: rmcp's [`ServerHandler`] over standard input and output, one workspace
 //! ([`Scope`]) per server.
 //!
-//! - `tools/list`: the nine tools with their descriptions and input schemas (derived from
+//! - `tools/list`: the eleven tools with their descriptions and input schemas (derived from
 //!   [`super::schemas`]).
 //! - `tools/call`: arguments that do not fit the tool's schema, or an unknown tool, are a
 //!   protocol error (JSON-RPC `-32602` invalid params); a call that fits runs on tokio's
@@ -211,6 +211,18 @@ impl GenesisServer {
                     "Show one session (`genesis status SESSION --json`) or list every session (`genesis status --json`). Never waits for a running verify.",
                 ),
             ),
+            tool::<RebaseArgs>(
+                "rebase",
+                runs_nothing(
+                    "Move a session onto the workspace as it is now (a three-way merge of its change); the result is `genesis rebase --json`. Overlapping edits record nothing and are a tool error of kind conflict (exit_code 3) holding the `conflicts`, unless `markers` records them with conflict markers. Verify again after a rebase.",
+                ),
+            ),
+            tool::<LogArgs>(
+                "log",
+                runs_nothing(
+                    "What the obligations of a session's last verification printed, with exit status and duration; the result is `genesis log --json`.",
+                ),
+            ),
         ]
     }
 
@@ -381,6 +393,7 @@ fn flatten(joined: Result<tools::ToolResult, tokio::task::JoinError>) -> tools::
         Err(ToolError {
             kind: crate::ErrorKind::Io,
             message: format!("internal error: the call did not finish: {e}"),
+            document: None,
         })
     })
 }
@@ -480,6 +493,8 @@ impl ServerHandler for GenesisServer {
             "apply" => self.run(args, name, tools::apply).await,
             "abort" => self.run(args, name, tools::abort).await,
             "status" => self.run(args, name, tools::status).await,
+            "rebase" => self.run(args, name, tools::rebase).await,
+            "log" => self.run(args, name, tools::log).await,
             other => Err(McpError::invalid_params(
                 capped(format!("unknown tool {other:?}; tools/list names them")),
                 None,

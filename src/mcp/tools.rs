@@ -41,6 +41,9 @@ pub struct ToolError {
     pub kind: ErrorKind,
     /// The message.
     pub message: String,
+    /// The command's own document when the CLI prints one with the failure (`rebase --json`
+    /// with conflicts, exit 3): its members join the error's in the structured content.
+    pub document: Option<Value>,
 }
 
 impl ToolError {
@@ -49,19 +52,27 @@ impl ToolError {
         ToolError {
             kind: ErrorKind::BadInput,
             message: message.into(),
+            document: None,
         }
     }
 
     /// `{"kind", "exit_code", "retryable", "message"}`: `kind` is [`kind_name`], `exit_code`
     /// the CLI's exit status for the same error ([`ErrorKind::exit_code`]), `retryable`
-    /// [`ErrorKind::retryable`].
+    /// [`ErrorKind::retryable`]; plus the members of [`ToolError::document`] when there is
+    /// one.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "kind": kind_name(self.kind),
             "exit_code": self.kind.exit_code(),
             "retryable": self.kind.retryable(),
             "message": self.message,
-        })
+        });
+        if let (Some(Value::Object(doc)), Value::Object(o)) = (&self.document, &mut v) {
+            for (k, x) in doc {
+                o.entry(k.clone()).or_insert_with(|| x.clone());
+            }
+        }
+        v
     }
 }
 
@@ -82,7 +93,7 @@ macro_rules! by_kind {
     ($($t:ty),*) => {$(
         impl From<$t> for ToolError {
             fn from(e: $t) -> Self {
-                ToolError { kind: e.kind(), message: e.to_string() }
+                ToolError { kind: e.kind(), message: e.to_string(), document: None }
             }
         }
     )*};
@@ -505,4 +516,72 @@ pub fn status(scope: &Scope, a: StatusArgs) -> ToolResult {
             })
         }
     }
+}
+
+/// `rebase`: `genesis rebase SESSION [--markers] --json`. Paths in conflict with nothing
+/// recorded are a tool error of kind `conflict` (exit code 3, as the CLI exits) whose
+/// structured content also holds the rebase document (`conflicts`, `moved: false`, …).
+pub fn rebase(scope: &Scope, a: RebaseArgs) -> ToolResult {
+    let engine = engine(scope, false)?;
+    let id = session(&engine, &a.session)?;
+    let out = engine.rebase(&id, &crate::engine::RebaseOptions { markers: a.markers })?;
+    let value = report::rebase_json(&out);
+    if !out.conflicts.is_empty() && !out.moved {
+        let paths: Vec<&str> = out.conflicts.iter().map(|c| c.path.as_str()).collect();
+        return Err(ToolError {
+            kind: ErrorKind::Conflict,
+            message: format!(
+                "session {id} cannot be rebased onto the workspace ({}): {} path(s) conflict ({}); nothing recorded{}",
+                out.onto,
+                paths.len(),
+                paths.join(", "),
+                if a.markers || !out.conflicts.iter().all(|c| c.kind.has_markers()) {
+                    ""
+                } else {
+                    "; `markers: true` records them with conflict markers"
+                }
+            ),
+            document: Some(value),
+        });
+    }
+    let summary = match (&out.entry, out.moved) {
+        (_, false) => format!(
+            "session {id} is already on the workspace ({}); nothing recorded",
+            out.onto
+        ),
+        (Some(e), true) => format!(
+            "session {id} rebased onto {}: patch {} recorded ({} file(s)); verify again",
+            out.onto,
+            e.patch,
+            out.changes.len()
+        ),
+        (None, true) => format!(
+            "session {id} rebased onto {}: the workspace already holds its changes",
+            out.onto
+        ),
+    };
+    Ok(Done { value, summary })
+}
+
+/// `log`: `genesis log SESSION [OBLIGATION] --json`: the last verification's obligations with
+/// their output.
+pub fn log(scope: &Scope, a: LogArgs) -> ToolResult {
+    let engine = engine(scope, false)?;
+    let id = session(&engine, &a.session)?;
+    let log = engine.obligation_log(&id, a.obligation.as_deref())?;
+    let passed = log.obligations.iter().filter(|o| o.passed).count();
+    let summary = format!(
+        "verification of {}{}: {passed} of {} obligation(s) passed",
+        log.snapshot,
+        if log.current {
+            ""
+        } else {
+            " (stale: not the current snapshot)"
+        },
+        log.obligations.len()
+    );
+    Ok(Done {
+        value: report::log_json(&id, &log),
+        summary,
+    })
 }

@@ -257,3 +257,75 @@ async fn logging_follows_set_level() {
     );
     conn.cancel().await.unwrap();
 }
+
+/// Issue 13, review 1: `rebase` and `log` are tools, with the CLI's `--json` documents; a
+/// rebase whose paths conflict is a tool error of kind `conflict` (exit code 3, as the CLI
+/// exits) that also holds the rebase document.
+#[tokio::test]
+async fn rebase_and_log_tools_match_the_cli() {
+    let (_outer, root) = setup(greet_obligation());
+    let (conn, _) = connect(&root).await;
+    ok(&conn, "open", json!({"session": "r1"})).await;
+    ok(&conn, "patch", json!({"session": "r1", "diff": FIX})).await;
+    ok(&conn, "verify", json!({"session": "r1"})).await;
+    // log: the CLI's document, byte for byte.
+    let log = ok(&conn, "log", json!({"session": "r1"})).await;
+    let cli = common::ok_json(&common::run_in(&root, &["--json", "log", "r1"]));
+    assert_eq!(log, cli);
+    assert_eq!(log["obligations"][0]["id"], "greet");
+    assert_eq!(log["obligations"][0]["stdout"], "checking greet.txt\n");
+    let one = ok(
+        &conn,
+        "log",
+        json!({"session": "r1", "obligation": "greet"}),
+    )
+    .await;
+    assert_eq!(one, cli);
+    let e = tool_err(&conn, "log", json!({"session": "r1", "obligation": "nope"})).await;
+    assert_eq!(
+        (e["kind"].as_str(), e["exit_code"].as_u64()),
+        (Some("bad-input"), Some(2)),
+        "{e}"
+    );
+
+    // The workspace changes the same line: a conflict, nothing recorded; the CLI says the same.
+    std::fs::write(root.join("greet.txt"), b"mended elsewhere\n").unwrap();
+    let cli = common::run_in(&root, &["--json", "rebase", "r1"]);
+    assert_eq!(common::code(&cli), Some(3));
+    let cli = common::json_out(&cli);
+    let e = tool_err(&conn, "rebase", json!({"session": "r1"})).await;
+    assert_eq!(
+        (e["kind"].as_str(), e["exit_code"].as_u64()),
+        (Some("conflict"), Some(3)),
+        "{e}"
+    );
+    assert!(e["message"].as_str().unwrap().contains("greet.txt"), "{e}");
+    for member in [
+        "session",
+        "moved",
+        "old_base",
+        "onto",
+        "entry",
+        "changes",
+        "conflicts",
+    ] {
+        assert_eq!(e[member], cli[member], "{member}");
+    }
+    assert_eq!(e["moved"], false);
+    assert_eq!(e["conflicts"][0]["path"], "greet.txt");
+
+    // A change elsewhere: the session moves onto it.
+    std::fs::write(root.join("greet.txt"), BROKEN).unwrap();
+    std::fs::write(root.join("sub/keep.txt"), b"kept, changed\n").unwrap();
+    let r = ok(&conn, "rebase", json!({"session": "r1"})).await;
+    assert_eq!(r["moved"], true, "{r}");
+    assert_eq!(r["conflicts"], json!([]));
+    assert_eq!(r["changes"], json!([{"status": "M", "path": "greet.txt"}]));
+    let st = ok(&conn, "status", json!({"session": "r1"})).await;
+    assert_eq!(st["session"]["base_snapshot"], r["onto"]);
+    assert_eq!(
+        st["session"]["current_snapshot"],
+        r["entry"]["after_snapshot"]
+    );
+    conn.cancel().await.unwrap();
+}
