@@ -158,7 +158,39 @@ pub fn snapshot_json(outcome: &SnapshotOutcome, blobs_added: Option<usize>) -> V
 /// # Errors
 /// A blob of either tree cannot be read ([`DiffError`]).
 pub fn diff_json(a: &Tree, b: &Tree) -> Result<Value, DiffError> {
-    let list = changes(a, b);
+    diff_json_of(a, b, &DiffSelection::default())
+}
+
+/// Which changes [`diff_json_of`] reports, and whether with the diff text.
+#[derive(Debug, Clone, Default)]
+pub struct DiffSelection {
+    /// Only the changes at one of these paths or under one of them (a directory); `None`:
+    /// every change.
+    pub paths: Option<Vec<String>>,
+    /// Leave the diff text out (`"diff": null`): the list and the totals only.
+    pub no_text: bool,
+}
+
+impl DiffSelection {
+    fn takes(&self, path: &str) -> bool {
+        self.paths.as_ref().is_none_or(|ps| {
+            ps.iter().any(|p| {
+                let p = p.trim_end_matches('/');
+                p.is_empty()
+                    || path == p
+                    || (path.starts_with(p) && path.as_bytes().get(p.len()) == Some(&b'/'))
+            })
+        })
+    }
+}
+
+/// [`diff_json`] of the changes `selection` takes (the MCP `diff` tool's `paths` and `stat`).
+///
+/// # Errors
+/// As [`diff_json`].
+pub fn diff_json_of(a: &Tree, b: &Tree, selection: &DiffSelection) -> Result<Value, DiffError> {
+    let mut list = changes(a, b);
+    list.retain(|c| selection.takes(c.path.as_str()));
     let st = stats(a, b, &list)?;
     let files: Vec<Value> = list
         .iter()
@@ -178,7 +210,9 @@ pub fn diff_json(a: &Tree, b: &Tree) -> Result<Value, DiffError> {
         })
         .collect();
     let mut text = Vec::new();
-    crate::diff::write_git_diff(a, b, &list, &crate::diff::DiffOptions::default(), &mut text)?;
+    if !selection.no_text {
+        crate::diff::write_git_diff(a, b, &list, &crate::diff::DiffOptions::default(), &mut text)?;
+    }
     let insertions: u64 = st.iter().map(|s| s.added).sum();
     let deletions: u64 = st.iter().map(|s| s.removed).sum();
     Ok(json!({
@@ -190,7 +224,7 @@ pub fn diff_json(a: &Tree, b: &Tree) -> Result<Value, DiffError> {
             "insertions": insertions,
             "deletions": deletions,
         },
-        "diff": String::from_utf8(text).ok(),
+        "diff": if selection.no_text { None } else { String::from_utf8(text).ok() },
     }))
 }
 

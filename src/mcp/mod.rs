@@ -12,8 +12,9 @@
 //! Modules: [`server`] (the rmcp handler: dispatch, blocking pool, notifications,
 //! cancellation), [`tools`] (each tool over the library), [`schemas`] (the inputs),
 //! [`progress`] (verify's observer), [`scope`] (the workspace and its path rule),
-//! [`transport`] (the stdio framing, and the answers to frames that are not messages).
+//! [`cap`] (the size limit of a result), [`transport`] (the stdio framing, and the answers to frames that are not messages).
 
+pub mod cap;
 pub mod progress;
 pub mod schemas;
 pub mod scope;

@@ -29,6 +29,13 @@ pub struct DiffArgs {
     pub a: String,
     /// The new tree, likewise.
     pub b: Option<String>,
+    /// Only the changes at these paths or under them (directories), workspace-relative.
+    /// Default: every change.
+    pub paths: Option<Vec<String>>,
+    /// Leave the diff text out (`diff: null`): the changed files and the totals only.
+    /// Default: false.
+    #[serde(default)]
+    pub stat: bool,
 }
 
 /// `check`: does a directory hash to an expected snapshot.

@@ -37,6 +37,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::cap;
 use super::progress::{Forwarder, Notice};
 use super::schemas::*;
 use super::scope::Scope;
@@ -288,7 +289,7 @@ impl GenesisServer {
             f(&scope, a)
         })
         .await;
-        Ok(result(flatten(joined)))
+        Ok(result(name, flatten(joined)))
     }
 
     async fn verify(
@@ -361,7 +362,7 @@ impl GenesisServer {
             send(n).await;
         }
         self.calls.unregister(&cancel);
-        Ok(result(flatten(joined)))
+        Ok(result("verify", flatten(joined)))
     }
 }
 
@@ -398,10 +399,28 @@ fn flatten(joined: Result<tools::ToolResult, tokio::task::JoinError>) -> tools::
     })
 }
 
-/// The MCP result of a tool: the document and summary, or the tool error.
-fn result(r: tools::ToolResult) -> CallToolResult {
+/// What a tool's caller can do to get a smaller result than [`cap::MAX_RESULT_BYTES`].
+fn hint(tool: &str) -> String {
+    match tool {
+        "diff" => "pass `paths` (only the changes at or under those paths) or `stat: true` (no diff text) for a smaller result; `genesis diff` on the command line gives it whole".into(),
+        "snapshot" => "snapshot a smaller directory (`dir`); `genesis snapshot --json` on the command line gives the whole document".into(),
+        "log" => "pass `obligation` for one obligation's output; `genesis log` on the command line gives it whole".into(),
+        "status" => "pass `session` for one session".into(),
+        other => format!("`genesis {other} --json` on the command line gives the whole document"),
+    }
+}
+
+/// The MCP result of tool `tool`: the document and summary, or the tool error; a document
+/// over [`cap::MAX_RESULT_BYTES`] is cut, saying so ([`cap::cap`]).
+fn result(tool: &str, r: tools::ToolResult) -> CallToolResult {
+    let limit = cap::MAX_RESULT_BYTES;
     match r {
-        Ok(Done { value, summary }) => {
+        Ok(Done { mut value, summary }) => {
+            let summary = if cap::cap(&mut value, limit, &hint(tool)) {
+                format!("{summary} (result cut to {limit} bytes: {})", hint(tool))
+            } else {
+                summary
+            };
             let mut out = CallToolResult::success(vec![ContentBlock::text(summary)]);
             out.structured_content = Some(value);
             out
@@ -414,7 +433,9 @@ fn result(r: tools::ToolResult) -> CallToolResult {
                 e.kind.exit_code(),
                 e.message
             ))]);
-            out.structured_content = Some(e.to_json());
+            let mut value = e.to_json();
+            cap::cap(&mut value, limit, &hint(tool));
+            out.structured_content = Some(value);
             out
         }
     }

@@ -249,7 +249,11 @@ pub fn diff(scope: &Scope, a: DiffArgs) -> ToolResult {
             )
         }
     };
-    let value = report::diff_json(&ta, &tb)?;
+    let selection = report::DiffSelection {
+        paths: a.paths.clone(),
+        no_text: a.stat,
+    };
+    let value = report::diff_json_of(&ta, &tb, &selection)?;
     let n = value["files"].as_array().map_or(0, Vec::len);
     let summary = format!(
         "{n} file(s) differ between {} and {}",

@@ -329,3 +329,75 @@ async fn rebase_and_log_tools_match_the_cli() {
     );
     conn.cancel().await.unwrap();
 }
+
+/// Issue 13, review 2: a result larger than the client's line limit (rmcp's 16 MiB) used to be
+/// lost, the call hanging; it is cut to 4 MiB of structured content, saying so and how to ask
+/// for less, and the selection it points to (`paths`, `stat`) gives the rest.
+#[tokio::test]
+async fn a_huge_result_is_cut_saying_so() {
+    let (_outer, root) = setup(greet_obligation());
+    // One 9 MiB line each side: an 18 MiB diff text.
+    common::write_tree(
+        &root,
+        &[
+            ("a/big.txt", "a".repeat(9 << 20).as_bytes()),
+            ("b/big.txt", "b".repeat(9 << 20).as_bytes()),
+            ("a/small.txt", b"one\n"),
+            ("b/small.txt", b"two\n"),
+        ],
+    );
+    let (conn, _) = connect(&root).await;
+    let r = call(&conn, "diff", json!({"a": "a", "b": "b"}))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    let text = format!("{:?}", r.content);
+    assert!(text.contains("result cut to 4194304 bytes"), "{text}");
+    let v = r.structured_content.unwrap();
+    assert!(serde_json::to_vec(&v).unwrap().len() <= 4 << 20);
+    assert_eq!(v["truncated"], true);
+    let t = &v["truncation"];
+    assert_eq!(t["limit_bytes"], 4 << 20);
+    assert!(t["bytes"].as_u64().unwrap() > 18 << 20, "{t}");
+    assert_eq!(t["cut"][0]["pointer"], "/diff");
+    assert!(t["hint"].as_str().unwrap().contains("`paths`"), "{t}");
+    let diff = v["diff"].as_str().unwrap();
+    assert!(
+        diff.starts_with("diff --git a/big.txt b/big.txt\n"),
+        "{}",
+        &diff[..80]
+    );
+    assert_eq!(t["cut"][0]["kept_bytes"], diff.len());
+    // The list and the totals are whole.
+    let paths: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["big.txt", "small.txt"]);
+    assert_eq!(
+        v["stat"],
+        json!({"files_changed": 2, "insertions": 2, "deletions": 2})
+    );
+    // Asking for less: no text, or one path.
+    let s = ok(&conn, "diff", json!({"a": "a", "b": "b", "stat": true})).await;
+    assert_eq!((s["diff"].clone(), s.get("truncated")), (Value::Null, None));
+    assert_eq!(s["files"], v["files"]);
+    let one = ok(
+        &conn,
+        "diff",
+        json!({"a": "a", "b": "b", "paths": ["small.txt"]}),
+    )
+    .await;
+    assert_eq!(one.get("truncated"), None);
+    assert_eq!(
+        one["diff"],
+        "diff --git a/small.txt b/small.txt\n--- a/small.txt\n+++ b/small.txt\n@@ -1 +1 @@\n-one\n+two\n"
+    );
+    assert_eq!(
+        one["stat"],
+        json!({"files_changed": 1, "insertions": 1, "deletions": 1})
+    );
+    conn.cancel().await.unwrap();
+}
