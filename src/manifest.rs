@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 use crate::json::{DuplicateKey, JsonError};
 use crate::schema::{DocumentKind, Violation, schema_violations};
 
+/// The most bytes a manifest may have: 1 MiB (a manifest is a few hundred bytes; the limit
+/// bounds what a path given as a manifest can make Genesis read).
+pub const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+
 /// The default manifest file name, relative to the workspace root.
 pub const DEFAULT_MANIFEST: &str = "genesis.json";
 
@@ -73,6 +77,23 @@ pub enum ManifestError {
     /// The file does not exist.
     #[error("{}: no package manifest; run `genesis init` or pass --manifest PATH", .0.display())]
     Missing(PathBuf),
+    /// Not a regular file: a FIFO, a device, a socket, or a symbolic link where none may be
+    /// followed ([`Manifest::load_in`]).
+    #[error("{}: {what}, not a regular file; a manifest is read only from a regular file", .path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        what: &'static str,
+    },
+    /// Larger than [`MAX_MANIFEST_BYTES`].
+    #[error("{}: larger than {limit} bytes, the most a manifest may have", .path.display())]
+    TooLarge {
+        /// The manifest file.
+        path: PathBuf,
+        /// [`MAX_MANIFEST_BYTES`].
+        limit: u64,
+    },
     /// The file cannot be read.
     #[error("{}: {source}", .path.display())]
     Io {
@@ -154,26 +175,126 @@ impl Manifest {
         Ok(manifest)
     }
 
-    /// Reads and validates the manifest at `path`.
+    /// Reads and validates the manifest at `path` (symbolic links followed).
+    ///
+    /// Only a regular file is read, and at most [`MAX_MANIFEST_BYTES`] of it: a FIFO, a device
+    /// or a socket is refused before it is opened (and opened non-blocking, so one swapped in
+    /// meanwhile cannot hang the read), so `/dev/zero` cannot exhaust memory nor a FIFO hang.
     ///
     /// # Errors
-    /// [`ManifestError::Missing`] if absent; otherwise as [`Manifest::from_bytes`].
+    /// [`ManifestError::Missing`] if absent; [`ManifestError::NotAFile`],
+    /// [`ManifestError::TooLarge`]; otherwise as [`Manifest::from_bytes`].
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
-        if path.is_dir() {
-            return Err(ManifestError::Json {
-                path: path.into(),
-                message: "a directory, not a manifest file".into(),
-            });
-        }
-        match std::fs::read(path) {
-            Ok(b) => Manifest::from_bytes(&b, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Err(ManifestError::Missing(path.into()))
+        read_manifest(path, true)
+    }
+
+    /// Reads and validates the manifest at `rel` inside the tree at `root`, as [`Manifest::load`]
+    /// but without following a symbolic link anywhere below `root`: the manifest a workspace's
+    /// session comes from is a file of the workspace, never one a link points to (a link is
+    /// no member of a snapshot either).
+    ///
+    /// # Errors
+    /// As [`Manifest::load`]; [`ManifestError::NotAFile`] for a symbolic link on the way.
+    pub fn load_in(
+        root: &Path,
+        rel: &crate::path::WorkspacePath,
+    ) -> Result<Manifest, ManifestError> {
+        let mut at = root.to_path_buf();
+        let parts: Vec<&str> = rel.as_str().split('/').collect();
+        for part in &parts[..parts.len() - 1] {
+            at.push(part);
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(ManifestError::NotAFile {
+                        path: at,
+                        what: "a symbolic link",
+                    });
+                }
+                Ok(m) if !m.is_dir() => {
+                    return Err(ManifestError::Missing(rel.to_fs_path(root)));
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(ManifestError::Missing(rel.to_fs_path(root)));
+                }
+                Err(source) => return Err(ManifestError::Io { path: at, source }),
             }
-            Err(source) => Err(ManifestError::Io {
+        }
+        read_manifest(&rel.to_fs_path(root), false)
+    }
+}
+
+/// What a file type is, for [`ManifestError::NotAFile`].
+fn file_kind(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// [`Manifest::load`] (`follow`: symbolic links followed) and [`Manifest::load_in`]'s last step.
+fn read_manifest(path: &Path, follow: bool) -> Result<Manifest, ManifestError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |source: std::io::Error| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            ManifestError::Missing(path.into())
+        } else {
+            ManifestError::Io {
                 path: path.into(),
                 source,
-            }),
+            }
         }
+    };
+    let meta = if follow {
+        std::fs::metadata(path)
+    } else {
+        std::fs::symlink_metadata(path)
     }
+    .map_err(io)?;
+    if meta.is_dir() {
+        return Err(ManifestError::Json {
+            path: path.into(),
+            message: "a directory, not a manifest file".into(),
+        });
+    }
+    let not_a_file = |t| ManifestError::NotAFile {
+        path: path.into(),
+        what: file_kind(t),
+    };
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_MANIFEST_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+        return Err(ManifestError::TooLarge {
+            path: path.into(),
+            limit: MAX_MANIFEST_BYTES,
+        });
+    }
+    Manifest::from_bytes(&bytes, path)
 }

@@ -122,8 +122,9 @@ impl Workspace {
             tracked: std::sync::Arc::new(TrackedFiles::discover(dir)?),
             ..SnapshotOptions::default()
         };
-        let manifest_path = dir.join(DEFAULT_MANIFEST);
-        match Manifest::load(&manifest_path) {
+        let manifest_path =
+            crate::path::WorkspacePath::new(DEFAULT_MANIFEST).expect("a valid path");
+        match Manifest::load_in(dir, &manifest_path) {
             Ok(m) => {
                 opts.exclude = m.exclude;
                 if let Some(n) = m.limits.max_files {

@@ -49,7 +49,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let manifest_rel = manifest
         .clone()
         .unwrap_or_else(|| WorkspacePath::new(genesis::manifest::DEFAULT_MANIFEST).expect("valid"));
-    genesis::manifest::Manifest::load(&manifest_rel.to_fs_path(ctx.workspace().root()))?;
+    genesis::manifest::Manifest::load_in(ctx.workspace().root(), &manifest_rel)?;
     let engine = super::engine(ctx, true)?;
     // The id is known before the session is made, so its events can be numbered.
     let session = session.unwrap_or_else(SessionId::generate);

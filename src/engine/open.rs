@@ -203,7 +203,7 @@ impl Engine {
             None => WorkspacePath::new(DEFAULT_MANIFEST).expect("valid"),
         };
         let root = self.workspace.root();
-        let manifest = Manifest::load(&manifest_rel.to_fs_path(root))?;
+        let manifest = Manifest::load_in(root, &manifest_rel)?;
         if let Some(dir) = &opts.checkout {
             if opts.in_place {
                 return Err(OpenError::CheckoutInPlace);

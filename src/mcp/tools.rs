@@ -339,7 +339,7 @@ pub fn open(scope: &Scope, a: OpenArgs) -> ToolResult {
     let rel = manifest.clone().unwrap_or_else(|| {
         WorkspacePath::new(crate::manifest::DEFAULT_MANIFEST).expect("a valid path")
     });
-    crate::manifest::Manifest::load(&rel.to_fs_path(scope.root()))?;
+    crate::manifest::Manifest::load_in(scope.root(), &rel)?;
     let engine = engine(scope, true)?;
     let out = engine.open(
         &OpenOptions {

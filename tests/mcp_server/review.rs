@@ -401,3 +401,78 @@ async fn a_huge_result_is_cut_saying_so() {
     );
     conn.cancel().await.unwrap();
 }
+
+/// Runs `genesis ARGS` in `dir`, killed after 30 s (a read that hangs fails the test).
+fn run_bounded(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_genesis"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GENESIS_STORE")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..3000 {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    panic!("genesis {args:?} hung");
+}
+
+/// Issue 13, review 3: a manifest path is checked before anything is read: it must stay inside
+/// the workspace without a symbolic link on the way, name a regular file, and hold at most
+/// 1 MiB; `/dev/zero` behind a link (memory), a FIFO (a hang), a link out of the workspace and
+/// a huge file are refused as bad input, by the `open` tool and by `genesis open --manifest`.
+#[tokio::test]
+async fn a_manifest_is_read_only_from_a_regular_file_inside() {
+    let (outer, root) = setup(greet_obligation());
+    std::os::unix::fs::symlink("/dev/zero", root.join("zero.json")).unwrap();
+    std::os::unix::fs::symlink(outer.path().join("sibling"), root.join("out")).unwrap();
+    std::os::unix::fs::symlink("genesis.json", root.join("alias.json")).unwrap();
+    let fifo = std::ffi::CString::new(root.join("fifo.json").to_str().unwrap()).unwrap();
+    // SAFETY: a path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    std::fs::write(root.join("big.json"), vec![b' '; (1 << 20) + 1]).unwrap();
+    std::fs::write(outer.path().join("sibling/m.json"), b"{}").unwrap();
+    let (conn, _) = connect(&root).await;
+    for (manifest, says) in [
+        ("zero.json", "a symbolic link, not a regular file"),
+        ("fifo.json", "a FIFO, not a regular file"),
+        ("alias.json", "a symbolic link, not a regular file"),
+        ("out/m.json", "out: a symbolic link, not a regular file"),
+        ("big.json", "larger than 1048576 bytes"),
+    ] {
+        let e = tool_err(&conn, "open", json!({"manifest": manifest})).await;
+        assert_eq!(
+            (e["kind"].as_str(), e["exit_code"].as_u64()),
+            (Some("bad-input"), Some(2)),
+            "{manifest}: {e}"
+        );
+        assert!(
+            e["message"].as_str().unwrap().contains(says),
+            "{manifest}: {e}"
+        );
+        let o = run_bounded(&root, &["open", "--manifest", manifest]);
+        assert_eq!(o.status.code(), Some(2), "{manifest}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(says),
+            "{manifest}: {o:?}"
+        );
+    }
+    // Nothing was opened; the ordinary manifest still works.
+    assert_eq!(
+        ok(&conn, "status", json!({})).await,
+        json!({"sessions": []})
+    );
+    ok(
+        &conn,
+        "open",
+        json!({"session": "m1", "manifest": "genesis.json"}),
+    )
+    .await;
+    conn.cancel().await.unwrap();
+}
