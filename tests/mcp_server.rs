@@ -52,9 +52,18 @@ async fn connect(root: &Path) -> (Conn, Client) {
 
 /// `genesis mcp --workspace ROOT`, connected and initialised; no logging level set.
 async fn connect_quiet(root: &Path) -> (Conn, Client) {
+    connect_env(root, &[]).await
+}
+
+/// `genesis mcp --workspace ROOT` with `env` added, connected and initialised; no logging
+/// level set.
+async fn connect_env(root: &Path, env: &[(&str, &str)]) -> (Conn, Client) {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_genesis"));
     cmd.arg("mcp").arg("--workspace").arg(root);
     cmd.env_remove("GENESIS_STORE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let transport = TokioChildProcess::new(cmd).expect("spawn genesis mcp");
     let client = Client::default();
     let conn = client.clone().serve(transport).await.expect("initialize");

@@ -122,9 +122,86 @@ impl Redactor {
     }
 }
 
+/// The shortest environment value [`env_secrets`] takes as a secret: 8 bytes (a shorter value,
+/// such as `1` or `true`, would be redacted inside every hash and word).
+pub const MIN_ENV_SECRET_BYTES: usize = 8;
+
+/// Whether an environment variable's name says its value is a secret: its upper-case form
+/// contains `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD`, `PASSPHRASE`, `CREDENTIAL`, `PRIVATE`,
+/// `APIKEY`, `API_KEY`, `ACCESS_KEY` or `AUTH`, or ends in `_KEY`, `_PAT` or `_PWD` (the names
+/// of GitHub, cloud and package-registry credentials: `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
+/// `NPM_TOKEN`, `OPENAI_API_KEY`, …).
+pub fn is_secret_name(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "PASSPHRASE",
+        "CREDENTIAL",
+        "PRIVATE",
+        "APIKEY",
+        "API_KEY",
+        "ACCESS_KEY",
+        "AUTH",
+    ];
+    let n = name.to_ascii_uppercase();
+    WORDS.iter().any(|w| n.contains(w)) || ["_KEY", "_PAT", "_PWD"].iter().any(|e| n.ends_with(e))
+}
+
+/// The secrets of an environment (`std::env::vars_os()`): the values of the variables whose
+/// name [`is_secret_name`] or is listed in `GENESIS_REDACT` (names separated by commas), at
+/// least [`MIN_ENV_SECRET_BYTES`] long and valid UTF-8. An obligation inherits the environment
+/// of the process that runs it, so these are what its output could leak.
+pub fn env_secrets<I>(vars: I) -> Vec<String>
+where
+    I: IntoIterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+{
+    let vars: Vec<(String, String)> = vars
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let listed: Vec<String> = vars
+        .iter()
+        .filter(|(k, _)| k == "GENESIS_REDACT")
+        .flat_map(|(_, v)| v.split(',').map(|n| n.trim().to_owned()))
+        .filter(|n| !n.is_empty())
+        .collect();
+    vars.into_iter()
+        .filter(|(k, v)| {
+            v.len() >= MIN_ENV_SECRET_BYTES && (is_secret_name(k) || listed.contains(k))
+        })
+        .map(|(_, v)| v)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn env_secrets_are_the_values_of_secret_names() {
+        let env = [
+            ("GITHUB_TOKEN", "ghp_0123456789abcdef"),
+            ("aws_secret_access_key", "wJalrXUtnFEMI/K7MDENG"),
+            ("MY_KEY", "k3y-value-long"),
+            ("SHORT_TOKEN", "abc"),
+            ("PATH", "/usr/bin:/bin"),
+            ("HOME", "/home/someone"),
+            ("PLAIN", "listed-value"),
+            ("GENESIS_REDACT", "PLAIN, OTHER"),
+        ]
+        .map(|(k, v)| (k.into(), v.into()));
+        assert_eq!(
+            env_secrets(env),
+            [
+                "ghp_0123456789abcdef",
+                "wJalrXUtnFEMI/K7MDENG",
+                "k3y-value-long",
+                "listed-value"
+            ]
+        );
+    }
 
     #[test]
     fn redact_replaces_every_occurrence() {

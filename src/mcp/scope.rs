@@ -54,11 +54,12 @@ pub struct Scope {
     root: PathBuf,
     store: Option<PathBuf>,
     wait: Duration,
+    secrets: Vec<String>,
 }
 
 impl Scope {
     /// The scope of `root` (made canonical: symbolic links resolved), with `store` (`None`:
-    /// `ROOT/.genesis`) and the store-lock `wait`.
+    /// `ROOT/.genesis`) and the store-lock `wait`; the secrets are the environment's.
     ///
     /// # Errors
     /// `root` does not exist or cannot be resolved (the operating system's error).
@@ -67,7 +68,15 @@ impl Scope {
             root: root.canonicalize()?,
             store,
             wait,
+            secrets: crate::events::env_secrets(std::env::vars_os()),
         })
+    }
+
+    /// The secrets of the server's environment ([`crate::events::env_secrets`], read when the
+    /// scope is made): the obligations inherit that environment, so these values are redacted
+    /// from their output (notifications and stored logs) as the event streams redact theirs.
+    pub fn secrets(&self) -> &[String] {
+        &self.secrets
     }
 
     /// The canonical workspace root.

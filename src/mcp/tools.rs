@@ -407,7 +407,11 @@ pub fn patch(scope: &Scope, a: PatchArgs) -> ToolResult {
 pub fn verify(scope: &Scope, a: VerifyArgs, observer: &mut dyn Observer) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
-    let out = engine.verify(&id, &VerifyOptions::default(), observer)?;
+    let opts = VerifyOptions {
+        secrets: scope.secrets().to_vec(),
+        ..VerifyOptions::default()
+    };
+    let out = engine.verify(&id, &opts, observer)?;
     let failed = out.record.failed_ids();
     let summary = if out.record.obligations.is_empty() && out.record.static_results.is_empty() {
         format!(

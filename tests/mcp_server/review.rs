@@ -476,3 +476,65 @@ async fn a_manifest_is_read_only_from_a_regular_file_inside() {
     .await;
     conn.cancel().await.unwrap();
 }
+
+/// Issue 13, review 8: an obligation inherits the server's environment; the values of its
+/// secret-looking variables (and those `GENESIS_REDACT` names) are redacted from the output
+/// streamed to the client and from the stored log, as the event streams redact secrets.
+#[tokio::test]
+async fn streamed_output_is_redacted() {
+    const TOKEN: &str = "ghp_s3cr3tV4lu3xyz";
+    const LISTED: &str = "plain-but-listed";
+    let (_outer, root) = setup(json!({
+        "id": "leak",
+        "run": ["sh", "-c", "echo token=$MY_API_TOKEN; echo \"$PLAIN\" >&2; printf %s \"$MY_API_TOKEN\" | cut -c1-8"],
+    }));
+    let (conn, client) = connect_env(
+        &root,
+        &[
+            ("MY_API_TOKEN", TOKEN),
+            ("PLAIN", LISTED),
+            ("GENESIS_REDACT", "PLAIN"),
+        ],
+    )
+    .await;
+    set_level(&conn, {
+        #[allow(deprecated)]
+        rmcp::model::LoggingLevel::Info
+    })
+    .await;
+    ok(&conn, "open", json!({"session": "x1"})).await;
+    ok(&conn, "verify", json!({"session": "x1"})).await;
+    let out: Vec<(String, String)> = client
+        .logs
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l["event"] == "output")
+        .map(|l| {
+            (
+                l["stream"].as_str().unwrap().to_owned(),
+                l["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let stdout: String = out
+        .iter()
+        .filter(|(s, _)| s == "stdout")
+        .map(|(_, t)| t.as_str())
+        .collect();
+    let stderr: String = out
+        .iter()
+        .filter(|(s, _)| s == "stderr")
+        .map(|(_, t)| t.as_str())
+        .collect();
+    // A piece of a secret is no secret: only whole values are redacted.
+    assert_eq!(stdout, "token=[REDACTED]\nghp_s3cr\n");
+    assert_eq!(stderr, "[REDACTED]\n");
+    let log = ok(&conn, "log", json!({"session": "x1"})).await;
+    assert_eq!(
+        log["obligations"][0]["stdout"],
+        "token=[REDACTED]\nghp_s3cr\n"
+    );
+    assert_eq!(log["obligations"][0]["stderr"], "[REDACTED]\n");
+    conn.cancel().await.unwrap();
+}
