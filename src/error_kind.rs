@@ -154,6 +154,7 @@ impl OptionsError {
             OptionsError::Manifest(m) => m.kind(),
             // An index that cannot be read: membership cannot be decided.
             OptionsError::Tracked(_) => ErrorKind::Io,
+            OptionsError::Reserved { .. } => ErrorKind::BadInput,
         }
     }
 }

@@ -23,6 +23,15 @@ pub enum OptionsError {
     /// The git index of the work tree holding `dir` cannot be read.
     #[error(transparent)]
     Tracked(#[from] TrackedError),
+    /// `dir` is, or lies inside, the store or a `.git` directory of the workspace: Genesis's
+    /// and git's own records, never a tree to snapshot, compare or patch from.
+    #[error("{}: inside {what}, which is no tree of the workspace", .path.display())]
+    Reserved {
+        /// The directory given.
+        path: PathBuf,
+        /// `the store` or `a .git directory`.
+        what: &'static str,
+    },
 }
 
 /// A workspace root with the location of its store.
@@ -104,6 +113,25 @@ impl Workspace {
         None
     }
 
+    /// `Some("the store")` when `dir` (symbolic links resolved) is or lies inside the store,
+    /// `Some("a .git directory")` when it is or lies inside a `.git` directory below the
+    /// root; `None` otherwise (and when `dir` cannot be resolved: the snapshot says why).
+    pub fn reserved(&self, dir: &Path) -> Option<&'static str> {
+        let dir = dir.canonicalize().ok()?;
+        let store = self
+            .store_dir
+            .canonicalize()
+            .unwrap_or(self.store_dir.clone());
+        if dir.starts_with(&store) {
+            return Some("the store");
+        }
+        let root = self.root.canonicalize().unwrap_or(self.root.clone());
+        let rel = dir.strip_prefix(&root).ok()?;
+        rel.components()
+            .any(|c| c.as_os_str() == ".git")
+            .then_some("a .git directory")
+    }
+
     /// The default manifest path, `root/genesis.json`.
     pub fn manifest_path(&self) -> PathBuf {
         self.root.join(DEFAULT_MANIFEST)
@@ -115,10 +143,20 @@ impl Workspace {
     ///
     /// # Errors
     /// [`OptionsError::Manifest`] if `dir/genesis.json` exists but is invalid;
-    /// [`OptionsError::Tracked`] if `dir` is in a git work tree whose index cannot be read.
+    /// [`OptionsError::Tracked`] if `dir` is in a git work tree whose index cannot be read;
+    /// [`OptionsError::Reserved`] if `dir` is the store or a `.git` directory ([`Workspace::reserved`]).
     pub fn snapshot_options_for(&self, dir: &Path) -> Result<SnapshotOptions, OptionsError> {
+        if let Some(what) = self.reserved(dir) {
+            return Err(OptionsError::Reserved {
+                path: dir.to_path_buf(),
+                what,
+            });
+        }
         let mut opts = SnapshotOptions {
             store_dir: Some(self.store_dir.clone()),
+            // A directory below the root inherits the root's ignore rules (a directory
+            // elsewhere, or the root itself, has none above it).
+            ignore_root: Some(self.root.clone()),
             tracked: std::sync::Arc::new(TrackedFiles::discover(dir)?),
             ..SnapshotOptions::default()
         };

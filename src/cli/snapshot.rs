@@ -54,6 +54,17 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     } else {
         ws.existing_store()?
     };
+    // DIR is a tree of its own here, but never the store or a .git directory of the
+    // workspace it lies in.
+    if let Some(found) = &ctx.discovered
+        && let Some(what) =
+            genesis::workspace::Workspace::new(found.clone(), ctx.store_arg.clone()).reserved(&dir)
+    {
+        return Err(CliError::usage(format!(
+            "{}: inside {what}, which is no tree of the workspace",
+            dir.display()
+        )));
+    }
     let mut opts = super::operand_options(ctx, &ws, &dir)?;
     if args.no_store {
         opts.store_dir = None;

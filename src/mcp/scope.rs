@@ -6,7 +6,10 @@
 //! `bad-input`, exit code 2 — when it leaves the root lexically (`..` past the root, an
 //! absolute path elsewhere), when it does not exist, or when, with every symbolic link
 //! resolved, it lies outside the root (a link pointing out). The check is made on the
-//! canonical path, and that canonical path is what the tool then uses.
+//! canonical path, and that canonical path is what the tool then uses. A directory argument
+//! that is or lies inside the store or a `.git` directory is refused too
+//! ([`ScopeError::Reserved`]): neither is a tree of the workspace (the snapshot walk never
+//! enters them).
 
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -36,6 +39,18 @@ pub enum ScopeError {
         given: String,
         /// The operating system's reason.
         reason: String,
+    },
+    /// The path is, or lies inside, the store or a version-control directory (`.git`): those
+    /// are Genesis's and git's own records, never a tree to snapshot, diff, check or patch
+    /// from.
+    #[error("{field} {given:?}: inside {what}, which is no tree of the workspace")]
+    Reserved {
+        /// The argument's name.
+        field: String,
+        /// The path as given.
+        given: String,
+        /// `the store (PATH)` or `a .git directory`.
+        what: String,
     },
     /// The path names something other than a directory where one is needed.
     #[error("{field} {given:?}: not a directory")]
@@ -101,6 +116,20 @@ impl Scope {
     /// [`ScopeError`]: outside the workspace, missing, or not a directory.
     pub fn dir(&self, field: &str, given: &str) -> Result<PathBuf, ScopeError> {
         let p = self.resolve(field, given)?;
+        let reserved = |what: String| ScopeError::Reserved {
+            field: field.into(),
+            given: given.into(),
+            what,
+        };
+        let store = self.workspace().store_dir().to_path_buf();
+        let store = store.canonicalize().unwrap_or(store);
+        if p.starts_with(&store) {
+            return Err(reserved(format!("the store ({})", store.display())));
+        }
+        let rel = p.strip_prefix(&self.root).unwrap_or(&p);
+        if rel.components().any(|c| c.as_os_str() == ".git") {
+            return Err(reserved("a .git directory".into()));
+        }
         if !p.is_dir() {
             return Err(ScopeError::NotADirectory {
                 field: field.into(),

@@ -581,6 +581,7 @@ fn check_order(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
     Ok(())
 }
 
+mod parents;
 mod walk;
 
 pub use walk::{

@@ -20,6 +20,10 @@ pub struct SnapshotOptions {
     /// The stat cache file: files whose `lstat` fields match their cached entry are not read
     /// again (see [`crate::statcache`]). Default: `None` (every file is read).
     pub stat_cache: Option<PathBuf>,
+    /// The workspace root, when the tree may be a directory below it: the ignore files of the
+    /// directories from it down to the tree's parent apply too (see
+    /// `snapshot/parents.rs`). Default: `None` (the tree's own files only).
+    pub ignore_root: Option<PathBuf>,
     /// Files git tracks, relative to the snapshotted root: members although `.gitignore`
     /// matches them (see the module docs). Default: none (the rules of a tree without git).
     /// The engine reads the workspace's index once per command and passes the same set to
@@ -35,6 +39,7 @@ impl Default for SnapshotOptions {
             max_files: usize::MAX,
             max_file_bytes: MAX_FILE_BYTES,
             stat_cache: None,
+            ignore_root: None,
             tracked: Arc::new(TrackedFiles::none()),
         }
     }
@@ -228,6 +233,15 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         builder.overrides(ov);
     }
     let root_owned = root.to_path_buf();
+    let parents = match &opts.ignore_root {
+        Some(top) => super::parents::ParentRules::of(top, root)?,
+        None => super::parents::ParentRules::default(),
+    };
+    let canonical_root = if parents.is_empty() {
+        root.to_path_buf()
+    } else {
+        std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
+    };
     builder.filter_entry(move |entry| {
         if entry.depth() == 0 {
             return true;
@@ -239,6 +253,12 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
             .path()
             .strip_prefix(&root_owned)
             .unwrap_or(entry.path());
+        if !parents.is_empty() {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if parents.ignores(&canonical_root.join(rel), is_dir) {
+                return false;
+            }
+        }
         if entry.depth() == 1 && entry.file_name() == STORE_DIR_NAME {
             return false;
         }

@@ -538,3 +538,93 @@ async fn streamed_output_is_redacted() {
     assert_eq!(log["obligations"][0]["stderr"], "[REDACTED]\n");
     conn.cancel().await.unwrap();
 }
+
+/// The member paths of a `snapshot` result.
+fn member_paths(v: &Value) -> Vec<String> {
+    v["snapshot"]["files"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Issue 13, review 9: a directory below the root inherits the ignore rules of the directories
+/// above it (its snapshot has the members the workspace's snapshot has under it), and the
+/// store and `.git` directories are no trees: refused as bad input, by the tools and the CLI.
+#[tokio::test]
+async fn subdirectories_keep_parent_ignore_rules_and_reserved_dirs_are_refused() {
+    let (_outer, root) = setup(greet_obligation());
+    common::write_tree(
+        &root,
+        &[
+            (".gitignore", b"*.log\nsub/build/\n"),
+            ("sub/x.log", b"log\n"),
+            ("sub/build/out.txt", b"out\n"),
+            ("sub/deeper/.gitignore", b"!keep.log\n"),
+            ("sub/deeper/y.txt", b"y\n"),
+            ("sub/.git/config", b"[core]\n"),
+        ],
+    );
+    let (conn, _) = connect(&root).await;
+    let whole = ok(&conn, "snapshot", json!({})).await;
+    let under_sub: Vec<String> = member_paths(&whole)
+        .iter()
+        .filter_map(|p| p.strip_prefix("sub/").map(str::to_owned))
+        .collect();
+    assert_eq!(under_sub, ["deeper/.gitignore", "deeper/y.txt", "keep.txt"]);
+    let sub = ok(&conn, "snapshot", json!({"dir": "sub"})).await;
+    assert_eq!(member_paths(&sub), under_sub);
+    // The CLI's snapshot of the same directory of the workspace is the same snapshot.
+    let ws = root.to_str().unwrap();
+    let cli = common::ok_json(&common::run_in(
+        &root,
+        &["--workspace", ws, "--json", "snapshot", "sub"],
+    ));
+    assert_eq!(cli["identity"], sub["identity"]);
+    // A directory a parent's rule leaves out has no members.
+    let build = ok(&conn, "snapshot", json!({"dir": "sub/build"})).await;
+    assert_eq!(member_paths(&build), Vec::<String>::new());
+
+    for (tool, args) in [
+        ("snapshot", json!({"dir": ".genesis"})),
+        ("snapshot", json!({"dir": ".genesis/sessions"})),
+        ("snapshot", json!({"dir": "sub/.git"})),
+        ("diff", json!({"a": ".", "b": ".genesis"})),
+        (
+            "check",
+            json!({"dir": "sub/.git", "expect": "0".repeat(64)}),
+        ),
+    ] {
+        let e = tool_err(&conn, tool, args.clone()).await;
+        assert_eq!(
+            (e["kind"].as_str(), e["exit_code"].as_u64()),
+            (Some("bad-input"), Some(2)),
+            "{tool} {args}: {e}"
+        );
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("which is no tree of the workspace"),
+            "{e}"
+        );
+    }
+    ok(&conn, "open", json!({"session": "g1"})).await;
+    let e = tool_err(
+        &conn,
+        "patch",
+        json!({"session": "g1", "from_dir": ".genesis"}),
+    )
+    .await;
+    assert_eq!(e["kind"], "bad-input", "{e}");
+    for dir in [".genesis", "sub/.git"] {
+        let o = common::run_in(&root, &["snapshot", dir]);
+        assert_eq!(common::code(&o), Some(2), "{dir}: {o:?}");
+        assert!(
+            common::stderr(&o).contains("which is no tree of the workspace"),
+            "{dir}: {o:?}"
+        );
+    }
+    conn.cancel().await.unwrap();
+}
