@@ -9,6 +9,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import warnings
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -43,8 +44,13 @@ async def main(root: pathlib.Path):
             expect(init.server_info.name == "genesis", f"server name {init.server_info}")
             tools = await s.list_tools()
             names = sorted(t.name for t in tools.tools)
-            expect(names == ["abort", "apply", "check", "diff", "open", "patch",
-                             "snapshot", "status", "verify"], f"tools {names}")
+            expect(names == ["abort", "apply", "check", "diff", "log", "open", "patch",
+                             "rebase", "snapshot", "status", "verify"], f"tools {names}")
+            # Logging notifications come once a level is set (logging/setLevel).
+            # (Deprecated from protocol 2026-07-28 on, SEP-2577; what earlier clients use.)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                await s.set_logging_level("info")
 
             async def ok(name, args):
                 r = await s.call_tool(name, args)
@@ -59,6 +65,8 @@ async def main(root: pathlib.Path):
             expect(verified["record"]["obligations_ok"] is True, f"verify {verified}")
             expect(any(isinstance(l, dict) and l.get("text") == "checking greet.txt\n" for l in logs),
                    f"obligation output streamed as logging: {logs}")
+            log = await ok("log", {"session": "py1"})
+            expect(log["obligations"][0]["stdout"] == "checking greet.txt\n", f"log {log}")
             applied = await ok("apply", {"session": "py1"})
             expect(applied["written"] is True, f"apply {applied}")
             expect((root / "greet.txt").read_bytes() == b"fixed\n", "workspace changed")
