@@ -33,7 +33,7 @@ use counters::Carry;
 pub use counters::{ApsCounters, BptCounters, EventCounters, GenesisCounters, OrbiplexCounters};
 pub use emitter::{Emitter, EventsTarget};
 pub use observer::{Both, NoObserver, Observer, run_obligation};
-pub use redact::{Redactor, env_secrets, is_secret_name};
+pub use redact::{MIN_ENV_SECRET_BYTES, Redactor, env_secrets, is_secret_name};
 
 use std::collections::BTreeMap;
 use std::fmt;
