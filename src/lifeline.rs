@@ -3,21 +3,20 @@
 //! sees.
 //!
 //! The process holds a *lifeline*: a pipe made once ([`read_end`]), both ends close-on-exec,
-//! whose write end only this process ever holds. Each obligation's process, between its fork
-//! and its `exec` (in `pre_exec`, [`arm`]), starts a watchdog: a double fork, so the watchdog
-//! is nobody's child (it is reparented to init or the nearest subreaper, and a command that
-//! waits for all its children never waits for it), in the obligation's process group, holding
-//! only the read end (every other descriptor closed). The watchdog blocks reading the pipe;
-//! the read returns end-of-file only when the last write end closes, that is when Genesis has
-//! exited or been killed, and the watchdog then kills the obligation's whole process group
-//! (`SIGKILL`), itself included. When an obligation ends normally Genesis kills its group, and
-//! the watchdog with it.
+//! whose write end only this process ever holds. Right after an obligation is spawned in its
+//! own process group, Genesis forks a watchdog ([`arm`]) that joins that group, closes every
+//! descriptor but the read end, and blocks reading it; the read returns end-of-file only when
+//! the last write end closes, that is when Genesis has exited or been killed, and the watchdog
+//! then kills the obligation's whole process group (`SIGKILL`), itself included. When the
+//! obligation ends normally Genesis kills the group (the watchdog with it) and reaps the
+//! watchdog ([`disarm`]), so none is left behind; the watchdog is Genesis's child, not the
+//! obligation's, so a command that waits for all its children never waits for it.
 //!
 //! This is preferred to `PR_SET_PDEATHSIG`: that signal reaches only the direct child (not the
 //! processes it starts), it is Linux only, and it fires when the *thread* that forked exits,
-//! not the process. Only async-signal-safe calls are made after the fork (`fork`, `dup2`,
-//! `close`, `signal`, `read`, `kill`, `waitpid`, `_exit`). If the lifeline cannot be made (no
-//! descriptors left), obligations run without a watchdog.
+//! not the process. Only async-signal-safe calls are made in the forked watchdog (`setpgid`,
+//! `dup2`, `close`, `signal`, `read`, `kill`, `_exit`). If the lifeline cannot be made (no
+//! descriptors left) or the fork fails, the obligation runs without a watchdog.
 
 use std::os::fd::RawFd;
 use std::sync::OnceLock;
@@ -43,41 +42,42 @@ pub fn read_end() -> Option<RawFd> {
 }
 
 /// The highest descriptor number a watchdog closes up to when `close_range` is not available.
-pub fn max_fd() -> libc::c_int {
+fn max_fd() -> libc::c_int {
     // SAFETY: sysconf has no preconditions.
     let n = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) };
     n.clamp(256, 65536) as libc::c_int
 }
 
-/// Starts the watchdog of the calling process's group (see the module documentation). Call
-/// only in a freshly forked child before `exec` (`CommandExt::pre_exec`), after its process
-/// group is set: it makes the caller a group leader (`setpgid(0, 0)`) itself, so the group
-/// killed is always the obligation's own, never Genesis's.
-///
-/// # Safety
-/// Only in a child between `fork` and `exec`; `read_fd` is [`read_end`], `max_fd` from
-/// [`max_fd`] (computed before the fork: `sysconf` is not async-signal-safe).
-pub unsafe fn arm(read_fd: RawFd, max_fd: libc::c_int) {
-    // SAFETY (whole function): async-signal-safe calls on plain integers only.
+/// Starts the watchdog of process group `pgid` (an obligation just spawned as its leader; see
+/// the module documentation): its pid, for [`disarm`]; `None` when there is none.
+pub fn arm(pgid: libc::pid_t) -> Option<libc::pid_t> {
+    let read_fd = read_end()?;
+    let max_fd = max_fd();
+    // SAFETY: the child makes only async-signal-safe calls (`watch`) and never returns.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return None;
+    }
+    if pid == 0 {
+        // SAFETY: in the forked child, async-signal-safe calls only.
+        unsafe {
+            if libc::setpgid(0, pgid) != 0 {
+                // The group is already gone: nothing to watch.
+                libc::_exit(0);
+            }
+            watch(read_fd, max_fd, pgid)
+        }
+    }
+    Some(pid)
+}
+
+/// Stops and reaps the watchdog `pid` once its group has been killed.
+pub fn disarm(pid: libc::pid_t) {
+    // SAFETY: `pid` is a child of this process that `arm` forked and no one else waits for.
     unsafe {
-        if libc::setpgid(0, 0) != 0 {
-            return;
-        }
-        let pgid = libc::getpid();
-        let pid = libc::fork();
-        if pid < 0 {
-            return;
-        }
-        if pid > 0 {
-            let mut status = 0;
-            libc::waitpid(pid, &mut status, 0);
-            return;
-        }
-        // The intermediate child: fork the watchdog and exit, so the watchdog is orphaned.
-        if libc::fork() != 0 {
-            libc::_exit(0);
-        }
-        watch(read_fd, max_fd, pgid)
+        libc::kill(pid, libc::SIGKILL);
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0);
     }
 }
 

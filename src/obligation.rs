@@ -248,17 +248,6 @@ pub fn run_command_until(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    // A watchdog kills the group if Genesis dies first, even by SIGKILL (`crate::lifeline`).
-    if let Some(fd) = crate::lifeline::read_end() {
-        let max_fd = crate::lifeline::max_fd();
-        // SAFETY: `arm` makes only async-signal-safe calls, as `pre_exec` requires.
-        unsafe {
-            cmd.pre_exec(move || {
-                crate::lifeline::arm(fd, max_fd);
-                Ok(())
-            });
-        }
-    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(err) => {
@@ -269,6 +258,8 @@ pub fn run_command_until(
         }
     };
     let pgid = child.id() as i32;
+    // A watchdog kills the group if Genesis dies first, even by SIGKILL (`crate::lifeline`).
+    let watchdog = crate::lifeline::arm(pgid);
     let timeout = Duration::from_secs(obligation.timeout_s);
     let mut timed_out = false;
     let mut was_interrupted = false;
@@ -305,6 +296,9 @@ pub fn run_command_until(
     };
     // Anything the command left running in its group goes too.
     unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    if let Some(w) = watchdog {
+        crate::lifeline::disarm(w);
+    }
     forward(&mut offsets);
     let seconds = start.elapsed().as_secs_f64();
     let exit_code = if timed_out || was_interrupted {
