@@ -493,6 +493,13 @@ impl Engine {
         manifest: &Manifest,
         base_tracked: &crate::tracked::TrackedFiles,
     ) -> Result<(Option<Patched>, Vec<Skipped>), PatchSessionError> {
+        // The store and `.git` directories are records, never a state to record.
+        if let Some(what) = self.workspace.reserved(dir) {
+            return Err(PatchSessionError::Unsafe {
+                path: dir.display().to_string(),
+                reason: format!("inside {what}, which is no tree of the workspace"),
+            });
+        }
         let mut opts = self.snapshot_options(manifest)?;
         opts.tracked = std::sync::Arc::new(opts.tracked.with_paths(base_tracked.iter()));
         let (out, _) = self.store.snapshot_into(dir, &opts)?;

@@ -619,6 +619,12 @@ async fn subdirectories_keep_parent_ignore_rules_and_reserved_dirs_are_refused()
     .await;
     assert_eq!(e["kind"], "bad-input", "{e}");
     for dir in [".genesis", "sub/.git"] {
+        let o = common::run_in(&root, &["patch", "g1", "--from", dir]);
+        assert_eq!(common::code(&o), Some(2), "{dir}: {o:?}");
+        assert!(
+            common::stderr(&o).contains("which is no tree of the workspace"),
+            "{dir}: {o:?}"
+        );
         let o = common::run_in(&root, &["snapshot", dir]);
         assert_eq!(common::code(&o), Some(2), "{dir}: {o:?}");
         assert!(
