@@ -14,11 +14,17 @@
 //!   the server's `--wait`). `status` takes no lock, and `verify` holds none while its
 //!   obligations run, so a long `verify` never delays `status`.
 //! - `verify` sends each obligation's start, output (decoded and redacted, as in the event
-//!   streams) and end as `notifications/message` (logger `genesis.verify`, level `info`), and
-//!   as `notifications/progress` when the request carries a progress token (progress counts
-//!   the notices; the message is the output text or what happened). A
+//!   streams, of the secrets of the server's environment too: [`Scope::secrets`]) and end as
+//!   `notifications/progress` when the request carries a progress token (progress counts the
+//!   notices; the message is the output text or what happened), and as
+//!   `notifications/message` (logger `genesis.verify`; `info`, or `warning` for a failure) once
+//!   the client has set a level with `logging/setLevel`, at or above it. A
 //!   `notifications/cancelled` for it sets the call's cancellation flag: the running
 //!   obligation's process group is killed and nothing is recorded (the session is as it was).
+//! - A result's structured content is at most [`cap::MAX_RESULT_BYTES`] ([`cap::cap`]).
+//! - The client goes away (standard input closed, or SIGTERM/SIGINT/SIGHUP with standard input
+//!   open): every running `verify` is cancelled at once, and the server ends once every engine
+//!   call has returned.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
