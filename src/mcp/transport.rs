@@ -8,7 +8,7 @@
 //! | not JSON | `-32700` Parse error, `id: null` |
 //! | a batch (array), or not an object | `-32600` Invalid Request, `id: null` |
 //! | a member name twice in one object ([`crate::json::check_no_duplicate_keys`]) | inside `params`: `-32602` Invalid params; elsewhere `-32600`; with the frame's `id` |
-//! | a request whose `jsonrpc` is not `"2.0"` or whose `id` is not a string or integer | `-32600`, with the `id` when it is one |
+//! | a request whose `jsonrpc` is not `"2.0"`, whose `id` is not a string or integer, or whose `method` is missing or not a string | `-32600`, with the `id` when it is one |
 //! | a request rmcp cannot read (its params do not fit the method) | `-32602`, with its `id` |
 //! | longer than [`MAX_MESSAGE_BYTES`] | `-32600`, `id: null` (the line is not kept, so its id is unknown) |
 //!
@@ -107,8 +107,8 @@ pub fn classify(line: &[u8]) -> Frame {
             &format!("Invalid Request: {what}"),
         ));
     };
-    // A notification or a response is never answered.
-    let request = o.contains_key("id") && o.contains_key("method");
+    // A notification (no `id`) or a response (`result` or `error`) is never answered.
+    let request = o.contains_key("id") && !o.contains_key("result") && !o.contains_key("error");
     let id = match o.get("id") {
         Some(i @ Value::String(_)) => i.clone(),
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
@@ -133,11 +133,15 @@ pub fn classify(line: &[u8]) -> Frame {
         };
         return Frame::Answer(error_response(id, code, &format!("{kind}: {pointer}")));
     }
-    if request && (o.get("jsonrpc") != Some(&json!("2.0")) || id.is_null()) {
+    if request
+        && (o.get("jsonrpc") != Some(&json!("2.0"))
+            || id.is_null()
+            || !o.get("method").is_some_and(Value::is_string))
+    {
         return Frame::Answer(error_response(
             id,
             INVALID_REQUEST,
-            "Invalid Request: `jsonrpc` must be \"2.0\" and `id` a string or an integer",
+            "Invalid Request: `jsonrpc` must be \"2.0\", `id` a string or an integer, and `method` a string",
         ));
     }
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
@@ -354,6 +358,16 @@ mod tests {
         assert_eq!(
             (a["id"].clone(), a["error"]["code"].clone()),
             (json!("x"), json!(-32602))
+        );
+        let a = answer(r#"{"jsonrpc":"2.0","id":9}"#);
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (json!(9), json!(-32600))
+        );
+        let a = answer(r#"{"jsonrpc":"2.0","id":10,"method":4}"#);
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (json!(10), json!(-32600))
         );
         let a = answer(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#);
         assert_eq!(
