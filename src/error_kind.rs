@@ -254,6 +254,7 @@ impl EngineError {
             | EngineError::NotVerified { .. }
             | EngineError::NothingToRestore { .. }
             | EngineError::RebaseRefused { .. }
+            | EngineError::StaleCheckout { .. }
             | EngineError::NoVerification { .. } => ErrorKind::State,
             EngineError::SessionMoved { .. } => ErrorKind::Moved,
             EngineError::Conflict { .. } => ErrorKind::Conflict,
@@ -334,7 +335,9 @@ impl PatchSessionError {
             P::Diff(d) => d.kind(),
             P::Verify(v) => v.kind(),
             P::Patch(p) => p.kind(),
-            P::NotOpen { .. } | P::RecoveryPending { .. } => ErrorKind::State,
+            P::NotOpen { .. } | P::RecoveryPending { .. } | P::StaleCheckout { .. } => {
+                ErrorKind::State
+            }
             P::TooManyPatches { .. }
             | P::PatchInputMismatch { .. }
             | P::Unsafe { .. }

@@ -17,7 +17,8 @@ pub struct Args {
 }
 
 /// The JSON document of a rebase: `{"session", "moved", "old_base", "onto", "entry",
-/// "changes", "conflicts": [{"path", "kind", "hunks": [{"base", "session", "workspace"}]}]}`,
+/// "changes", "conflicts": [{"path", "kind", "hunks": [{"base", "session", "workspace"}]}],
+/// "checkout_kept", "checkout_made_from"}`,
 /// line ranges as `{"start", "count"}` (1-based).
 fn json(out: &RebaseOutcome) -> serde_json::Value {
     serde_json::json!({
@@ -29,6 +30,7 @@ fn json(out: &RebaseOutcome) -> serde_json::Value {
         "changes": out.changes.iter().map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path})).collect::<Vec<_>>(),
         "conflicts": out.conflicts,
         "checkout_kept": out.checkout_kept,
+        "checkout_made_from": out.checkout_made_from,
     })
 }
 
@@ -91,10 +93,16 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         return Ok(0);
     }
     if let Some(dir) = &out.checkout_kept {
+        let how = match &out.checkout_made_from {
+            Some(from) => format!(
+                "record its own changes as a diff: `genesis diff {from} {} | genesis patch {session} -`",
+                dir.display()
+            ),
+            None => format!("`genesis diff {session}` shows the session's change"),
+        };
         eprintln!(
-            "genesis: warning: the checkout {} was left as it was: it did not hold the session's current snapshot, so `patch --from` it would undo the rebase; `genesis diff {}` shows the session's change",
+            "genesis: warning: the checkout {} was left as it was: it did not hold the session's current snapshot, so `patch --from` it is refused from now on (it would undo the rebase); {how}",
             dir.display(),
-            session
         );
     }
     for c in &out.changes {

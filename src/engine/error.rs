@@ -98,6 +98,22 @@ pub enum EngineError {
         /// The obligations it ran, in manifest order.
         known: Vec<String>,
     },
+    /// `patch --from` a `--checkout` directory that a `rebase` left as it was
+    /// ([`super::PatchSessionError::StaleCheckout`]). State (exit 3).
+    #[error(
+        "session {id}: the checkout {} was made from snapshot {made_from}, which `genesis rebase` has since replaced (the session is now at {current}); recording its state would undo the workspace changes the rebase merged in, so nothing was recorded. Record the checkout's own changes as a diff instead: `genesis diff {made_from} {} | genesis patch {id} -` (or abort the session and open a new checkout)",
+        .dir.display(), .dir.display()
+    )]
+    StaleCheckout {
+        /// The session.
+        id: String,
+        /// The checkout directory.
+        dir: PathBuf,
+        /// The session snapshot the checkout was last made from or recorded from.
+        made_from: Digest,
+        /// The session's current snapshot.
+        current: Digest,
+    },
     /// `rebase` cannot move this session (in-place, or the merged tree does not come back from
     /// its own diff);
     /// nothing was recorded.

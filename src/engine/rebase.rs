@@ -57,6 +57,11 @@ pub struct RebaseOutcome {
     /// recorded as diffs). A checkout that held the current snapshot is rewritten to the
     /// merged tree.
     pub checkout_kept: Option<PathBuf>,
+    /// With [`RebaseOutcome::checkout_kept`]: the snapshot that checkout was last made from
+    /// or recorded from, so that its own changes can be recorded as a diff (`genesis diff
+    /// FROM DIR | genesis patch SESSION -`); `patch --from` it is refused from now on
+    /// ([`crate::engine::PatchSessionError::StaleCheckout`]).
+    pub checkout_made_from: Option<Digest>,
 }
 
 impl Engine {
@@ -109,6 +114,7 @@ impl Engine {
             conflicts: Vec::new(),
             changes: Vec::new(),
             checkout_kept: None,
+            checkout_made_from: None,
         };
         if onto == old_base && ws.executable == state.base_executable() {
             return Ok(outcome);
@@ -154,18 +160,21 @@ impl Engine {
         state.snapshots = snapshots;
         state.logs.clear();
         state.base_tracked = Some(ws.tracked_only.clone());
+        // Rewritten below, under the lock: it holds the new current snapshot.
+        state.checkout_from = state
+            .checkout_from
+            .filter(|_| !rewrite_checkout)
+            .or(rewrite_checkout.then_some(session.current_snapshot));
         if let Some(m) = ws.snapshot.get(session.package_manifest.as_str()) {
             state.manifest_blob = Some(m.blob);
         }
-        {
-            let (s, st) = guard.parts_mut();
-            *s = session.clone();
-            *st = state.clone();
-        }
+        let (s, st) = guard.parts_mut();
+        (*s, *st) = (session.clone(), state.clone());
         // Written with the lock kept: the checkout is rewritten under it.
         guard.checkpoint()?;
         if let Some(dir) = state.checkout.as_ref().filter(|_| !rewrite_checkout) {
             outcome.checkout_kept = Some(dir.clone());
+            outcome.checkout_made_from = state.checkout_from;
         }
         if let Some(dir) = state.checkout.as_ref().filter(|_| rewrite_checkout) {
             materialize(
