@@ -76,6 +76,9 @@ pub enum ConflictKind {
     Binary,
     /// Both sides added the same bytes with different executable bits.
     Mode,
+    /// The merge would leave a file at this path and files below it (one side made it a
+    /// file, the other a directory): a whole-tree conflict, as git's file/directory conflict.
+    FileDirectory,
 }
 
 impl ConflictKind {
@@ -88,6 +91,7 @@ impl ConflictKind {
             ConflictKind::DeleteModify => "delete-modify",
             ConflictKind::Binary => "binary",
             ConflictKind::Mode => "mode",
+            ConflictKind::FileDirectory => "file-directory",
         }
     }
 
@@ -106,6 +110,9 @@ impl std::fmt::Display for ConflictKind {
             ConflictKind::DeleteModify => "the session deleted it, the workspace changed it",
             ConflictKind::Binary => "binary file changed on both sides",
             ConflictKind::Mode => "both added it with different executable bits",
+            ConflictKind::FileDirectory => {
+                "a file on one side, a directory holding files on the other"
+            }
         })
     }
 }

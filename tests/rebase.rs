@@ -446,3 +446,41 @@ fn a_tree_past_4096_files_rebases() {
         b"one\n2\n3\n4\nfive\n"
     );
 }
+
+/// A file on one side where the other side has a directory holding files (both kinds of
+/// clash: the session adds the file, or the workspace does) is a conflict listed by path
+/// (exit 3, kind `file-directory`), not a usage error; nothing is recorded, also with
+/// `--markers`.
+#[test]
+fn a_file_against_a_directory_is_a_conflict_exit_3() {
+    for (session, workspace) in [
+        (
+            &[("x", Some(&b"file\n"[..]))][..],
+            &[("x/y", Some(&b"in dir\n"[..]))][..],
+        ),
+        (
+            &[("x/y", Some(&b"in dir\n"[..]))][..],
+            &[("x", Some(&b"file\n"[..]))][..],
+        ),
+    ] {
+        let c = case(&[("a.txt", FIVE)], session, workspace);
+        let r = c.ws.path();
+        let before = raw_session(r);
+        let onto = identity(r);
+        let o = run_in(r, &["rebase", "s"]);
+        assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "genesis: error: session s cannot be rebased onto the workspace ({onto}): 1 path(s) conflict; nothing recorded\n  x: a file on one side, a directory holding files on the other\n"
+            )
+        );
+        let o = run_in(r, &["--json", "rebase", "s", "--markers"]);
+        assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+        assert_eq!(
+            json_out(&o)["conflicts"],
+            json!([{"path": "x", "kind": "file-directory", "hunks": []}])
+        );
+        assert_eq!(raw_session(r), before);
+    }
+}

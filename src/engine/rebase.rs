@@ -253,6 +253,28 @@ fn merge_trees(
             }
         }
     }
+    // A file one side leaves where the other leaves files below it: no tree holds both.
+    let dirs: std::collections::HashSet<&str> = merged
+        .keys()
+        .flat_map(|p| {
+            let p = p.as_str();
+            p.match_indices('/').map(move |(i, _)| &p[..i])
+        })
+        .collect();
+    let clashes: Vec<WorkspacePath> = merged
+        .keys()
+        .filter(|p| dirs.contains(p.as_str()))
+        .cloned()
+        .collect();
+    for path in clashes {
+        blocking = true;
+        conflicts.push(MergeConflict {
+            path,
+            kind: MergeKind::FileDirectory,
+            hunks: Vec::new(),
+        });
+    }
+    conflicts.sort_by(|a, b| a.path.cmp(&b.path));
     let blocking = blocking || (!conflicts.is_empty() && !markers);
     Ok((merged, conflicts, blocking))
 }
