@@ -43,6 +43,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod codec;
+mod init;
 mod trees;
 
 /// The `format` file of a store this version creates: objects are zstd frames ([`codec`]).
@@ -192,7 +193,7 @@ pub enum SnapshotIntoError {
     Store(#[from] StoreError),
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.to_path_buf(),
         source,
@@ -209,32 +210,6 @@ pub struct Store {
 }
 
 impl Store {
-    /// Creates the store at `dir` (and its parents) if it does not exist, and opens it.
-    ///
-    /// # Errors
-    /// [`StoreError::NotAStore`] if `dir` exists, is not empty and is not a store;
-    /// [`StoreError::Io`] on file-system failure.
-    pub fn init(dir: &Path) -> Result<Store, StoreError> {
-        if dir.join("format").exists() {
-            return Store::open(dir);
-        }
-        if dir.exists() {
-            let mut entries = std::fs::read_dir(dir).map_err(io_err(dir))?;
-            if entries.next().is_some() {
-                return Err(StoreError::NotAStore(dir.into()));
-            }
-        }
-        for sub in ["objects", "snapshots", "sessions", "journal", "tmp"] {
-            let d = dir.join(sub);
-            std::fs::create_dir_all(&d).map_err(io_err(&d))?;
-        }
-        write_atomic(dir, "format", FORMAT_LINE.as_bytes())?;
-        if let Some(parent) = dir.parent() {
-            fsync_dir(parent)?;
-        }
-        Store::open(dir)
-    }
-
     /// Opens the existing store at `dir`.
     ///
     /// # Errors

@@ -77,11 +77,22 @@ impl Workspace {
     /// # Errors
     /// As [`Store::init`]; [`StoreError::Io`] naming `STORE/.gitignore` if it cannot be written.
     pub fn init_store(&self) -> Result<Store, StoreError> {
-        let store = Store::init(&self.store_dir)?;
+        self.init_store_created().map(|(s, _)| s)
+    }
+
+    /// [`Workspace::init_store`], and whether this call made the store (`false`: it existed,
+    /// or another process made it at the same moment; [`Store::init_with`] builds it aside
+    /// and renames it into place, `.gitignore` included).
+    ///
+    /// # Errors
+    /// As [`Workspace::init_store`].
+    pub fn init_store_created(&self) -> Result<(Store, bool), StoreError> {
+        let (store, created) =
+            Store::init_with(&self.store_dir, &[(STORE_GITIGNORE, STORE_GITIGNORE_TEXT)])?;
         if std::fs::symlink_metadata(self.store_dir.join(STORE_GITIGNORE)).is_err() {
             crate::store::write_atomic(&self.store_dir, STORE_GITIGNORE, STORE_GITIGNORE_TEXT)?;
         }
-        Ok(store)
+        Ok((store, created))
     }
 
     /// The nearest directory at or above `start` that holds a `.genesis` directory (as git
