@@ -130,6 +130,39 @@ pub fn status_list_json(engine: &Engine) -> Result<Value, EngineError> {
     Ok(json!({ "sessions": rows }))
 }
 
+/// The `conflicts` of `rebase --json` (`[{"path", "kind", "message", "hunks": [{"base",
+/// "session", "workspace"}]}]`, line ranges `{"start", "count"}`), the shape every command
+/// that stops on conflicting paths uses ([`path_conflicts_json`]).
+pub fn merge_conflicts_json(list: &[crate::engine::MergeConflict]) -> Value {
+    list.iter()
+        .map(|c| {
+            json!({
+                "path": c.path,
+                "kind": c.kind,
+                "message": c.kind.to_string(),
+                "hunks": c.hunks,
+            })
+        })
+        .collect()
+}
+
+/// The `conflicts` of a refused `apply`, `abort` or `restore` (`--json`, beside `error`):
+/// `[{"path", "kind", "message", "hunks": []}]`, as [`merge_conflicts_json`]: `kind` a
+/// kebab-case name ([`crate::engine::ConflictKind::code`]), `message` its text, no hunks
+/// (these conflicts are whole paths).
+pub fn path_conflicts_json(list: &[crate::engine::PathConflict]) -> Value {
+    list.iter()
+        .map(|c| {
+            json!({
+                "path": c.path,
+                "kind": c.kind.code(),
+                "message": c.kind.to_string(),
+                "hunks": [],
+            })
+        })
+        .collect()
+}
+
 /// `genesis snapshot --json`: `{"identity", "snapshot", "executable", "skipped", "collisions",
 /// "stored", "blobs_added", "files_hashed", "files_from_cache"}`; `blobs_added` is `null`
 /// when nothing was stored.

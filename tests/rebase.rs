@@ -155,7 +155,7 @@ fn overlapping_edits_record_nothing_and_list_hunks_exit_3() {
     let v = json_out(&o);
     assert_eq!(
         v["conflicts"],
-        json!([{"path": "a.txt", "kind": "content", "hunks": [{
+        json!([{"path": "a.txt", "kind": "content", "message": "both changed the same lines", "hunks": [{
             "base": {"start": 2, "count": 2},
             "session": {"start": 2, "count": 2},
             "workspace": {"start": 2, "count": 2}
@@ -220,13 +220,13 @@ fn whole_file_conflicts_are_listed_and_never_marked() {
     assert_eq!(
         json_out(&o)["conflicts"],
         json!([
-            {"path": "added.txt", "kind": "add-add", "hunks": [{
+            {"path": "added.txt", "kind": "add-add", "message": "both added it with different content", "hunks": [{
                 "base": {"start": 0, "count": 0},
                 "session": {"start": 1, "count": 1},
                 "workspace": {"start": 1, "count": 1}
             }]},
-            {"path": "bin.dat", "kind": "binary", "hunks": []},
-            {"path": "gone.txt", "kind": "delete-modify", "hunks": []}
+            {"path": "bin.dat", "kind": "binary", "message": "binary file changed on both sides", "hunks": []},
+            {"path": "gone.txt", "kind": "delete-modify", "message": "the session deleted it, the workspace changed it", "hunks": []}
         ])
     );
     assert_eq!(raw_session(r), before);
@@ -479,7 +479,7 @@ fn a_file_against_a_directory_is_a_conflict_exit_3() {
         assert_eq!(code(&o), Some(3), "{}", stderr(&o));
         assert_eq!(
             json_out(&o)["conflicts"],
-            json!([{"path": "x", "kind": "file-directory", "hunks": []}])
+            json!([{"path": "x", "kind": "file-directory", "message": "a file on one side, a directory holding files on the other", "hunks": []}])
         );
         assert_eq!(raw_session(r), before);
     }

@@ -17,7 +17,8 @@ pub struct Args {
 }
 
 /// The JSON document of a rebase: `{"session", "moved", "old_base", "onto", "entry",
-/// "changes", "conflicts": [{"path", "kind", "hunks": [{"base", "session", "workspace"}]}],
+/// "changes", "conflicts": [{"path", "kind", "message", "hunks": [{"base", "session",
+/// "workspace"}]}],
 /// "checkout_kept", "checkout_made_from"}`,
 /// line ranges as `{"start", "count"}` (1-based).
 fn json(out: &RebaseOutcome) -> serde_json::Value {
@@ -28,7 +29,7 @@ fn json(out: &RebaseOutcome) -> serde_json::Value {
         "onto": out.onto,
         "entry": out.entry,
         "changes": out.changes.iter().map(|c| serde_json::json!({"status": c.status.letter().to_string(), "path": c.path})).collect::<Vec<_>>(),
-        "conflicts": out.conflicts,
+        "conflicts": genesis::report::merge_conflicts_json(&out.conflicts),
         "checkout_kept": out.checkout_kept,
         "checkout_made_from": out.checkout_made_from,
     })

@@ -603,6 +603,31 @@ pub enum ConflictKind {
     ChangedSinceSaved,
 }
 
+impl ConflictKind {
+    /// Its name in `--json` (`"changed"`, `"missing"`, …; kebab-case, as rebase's kinds).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ConflictKind::LinkParent(_) => "link-parent",
+            ConflictKind::FileParent(_) => "file-parent",
+            ConflictKind::ForeignEntry(_) => "foreign-entry",
+            ConflictKind::UnreadableDir(_) => "unreadable-directory",
+            ConflictKind::AddedButExists => "added-but-exists",
+            ConflictKind::Missing => "missing",
+            ConflictKind::Link => "link",
+            ConflictKind::NotRegular | ConflictKind::NotRegularForAbort => "not-regular",
+            ConflictKind::Changed { .. } => "changed",
+            ConflictKind::ModeChanged => "mode-changed",
+            ConflictKind::Unreadable(_) => "unreadable",
+            ConflictKind::DiffersFromCurrent => "differs-from-current",
+            ConflictKind::DiffersFromBase => "differs-from-base",
+            ConflictKind::CheckoutReplaced => "checkout-replaced",
+            ConflictKind::CheckoutOfOther(_) => "checkout-of-other",
+            ConflictKind::BackInCheckout => "back-in-checkout",
+            ConflictKind::ChangedSinceSaved => "changed-since-saved",
+        }
+    }
+}
+
 impl From<crate::store::SnapshotIntoError> for EngineError {
     fn from(e: crate::store::SnapshotIntoError) -> Self {
         use crate::store::SnapshotIntoError as E;
