@@ -215,8 +215,18 @@ fn whole_file_conflicts_are_listed_and_never_marked() {
     );
     let r = c.ws.path();
     let before = raw_session(r);
+    // --markers records nothing here, and says why.
+    let reason = "--markers recorded nothing: conflict markers express only line conflicts, and bin.dat, gone.txt are whole-file conflicts (a deletion against a change, a binary file, executable bits, or a file against a directory); resolve them with a patch to the session, then rebase again";
+    let o = run_in(r, &["rebase", "s", "--markers"]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).ends_with(&format!("\n({reason})\n")),
+        "{}",
+        stderr(&o)
+    );
     let o = run_in(r, &["--json", "rebase", "s", "--markers"]);
     assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert_eq!(json_out(&o)["not_recorded_reason"], reason);
     assert_eq!(
         json_out(&o)["conflicts"],
         json!([

@@ -19,9 +19,10 @@ pub struct Args {
 /// The JSON document of a rebase: `{"session", "moved", "old_base", "onto", "entry",
 /// "changes", "conflicts": [{"path", "kind", "message", "hunks": [{"base", "session",
 /// "workspace"}]}],
-/// "checkout_kept", "checkout_made_from"}`,
+/// "checkout_kept", "checkout_made_from", "not_recorded_reason"}` (why `--markers` recorded
+/// nothing, else `null`),
 /// line ranges as `{"start", "count"}` (1-based).
-fn json(out: &RebaseOutcome) -> serde_json::Value {
+fn json(out: &RebaseOutcome, markers: bool) -> serde_json::Value {
     serde_json::json!({
         "session": out.session,
         "moved": out.moved,
@@ -32,7 +33,31 @@ fn json(out: &RebaseOutcome) -> serde_json::Value {
         "conflicts": genesis::report::merge_conflicts_json(&out.conflicts),
         "checkout_kept": out.checkout_kept,
         "checkout_made_from": out.checkout_made_from,
+        "not_recorded_reason": markers_reason(markers, out),
     })
+}
+
+/// With `--markers` and nothing recorded: why (the whole-file conflicts no marker can
+/// express, named), and what to do.
+fn markers_reason(markers: bool, out: &RebaseOutcome) -> Option<String> {
+    if !markers || out.moved || out.conflicts.is_empty() {
+        return None;
+    }
+    let whole: Vec<String> = out
+        .conflicts
+        .iter()
+        .filter(|c| !c.kind.has_markers())
+        .map(|c| super::shown(&c.path))
+        .collect();
+    let (verb, pronoun) = if whole.len() == 1 {
+        ("is a whole-file conflict", "it")
+    } else {
+        ("are whole-file conflicts", "them")
+    };
+    Some(format!(
+        "--markers recorded nothing: conflict markers express only line conflicts, and {} {verb} (a deletion against a change, a binary file, executable bits, or a file against a directory); resolve {pronoun} with a patch to the session, then rebase again",
+        whole.join(", "),
+    ))
 }
 
 /// Rebases; exit 3 when paths conflict and nothing was recorded.
@@ -47,7 +72,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     })?;
     let failed = !out.conflicts.is_empty() && !out.moved;
     if ctx.json {
-        super::print_json(&json(&out));
+        super::print_json(&json(&out, args.markers));
         return Ok(if failed { 3 } else { 0 });
     }
     if failed {
@@ -82,6 +107,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             eprintln!(
                 "(`--markers` records them with conflict markers, to resolve with another patch)"
             );
+        }
+        if let Some(why) = markers_reason(args.markers, &out) {
+            eprintln!("({why})");
         }
         return Ok(3);
     }
