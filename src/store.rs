@@ -375,8 +375,9 @@ impl Store {
             .join(format!("{identity}.exec.json"))
     }
 
-    /// Resolves a full identity or a unique prefix (4 to 64 hex characters) of a stored
-    /// snapshot.
+    /// Resolves a full identity or a unique prefix (4 to 64 hex characters, either case) of a
+    /// stored snapshot: a v0.1 document, or a v0.2 tree's root (marked when stored), never the
+    /// node of one of its sub-directories.
     ///
     /// # Errors
     /// [`StoreError::Missing`] if no stored snapshot matches; [`StoreError::Ambiguous`] if
@@ -403,22 +404,11 @@ impl Store {
                 }
             }
         }
-        // v0.2 trees: stored nodes whose name starts with the prefix.
-        if prefix.len() >= 2
-            && let Ok(rd) = std::fs::read_dir(self.root.join("objects").join(&prefix[..2]))
-        {
-            for e in rd.flatten() {
-                let name = e.file_name();
-                let Some(rest) = name.to_str() else { continue };
-                let id = format!("{}{rest}", &prefix[..2]);
-                if id.len() == 64
-                    && id.starts_with(&prefix)
-                    && let Ok(d) = id.parse::<Digest>()
-                    && !found.contains(&d)
-                    && self.is_tree_node(&d)
-                {
-                    found.push(d);
-                }
+        // v0.2 trees: the roots `write_snapshot` marked (`<id>.tree`), never a sub-directory's
+        // node, whose identity is no snapshot anyone took.
+        for d in self.tree_roots(&prefix) {
+            if !found.contains(&d) {
+                found.push(d);
             }
         }
         match found.len() {

@@ -116,6 +116,17 @@ fn parse_expected(ctx: &Context, s: &str) -> Result<ExpectedArg, CliError> {
         return from_document(ctx, "standard input", &bytes);
     }
     let is_file = std::path::Path::new(s).exists();
+    if is_file {
+        let store = ctx.workspace().existing_store().ok().flatten();
+        super::ids::refuse_path_and_snapshot("--expect", s, store.as_ref())?;
+    }
+    // Hex digits in either case (a full identity too).
+    let lower = s.to_ascii_lowercase();
+    let s = if !is_file && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        lower.as_str()
+    } else {
+        s
+    };
     if !is_file && let Some(e) = super::ids::too_short_snapshot_prefix("--expect", s) {
         return Err(e);
     }
