@@ -95,15 +95,17 @@ impl Workspace {
         Ok((store, created))
     }
 
-    /// The nearest directory at or above `start` that holds a `.genesis` directory (as git
-    /// looks for `.git`, jj for `.jj`, cargo for `Cargo.toml`), as a path relative to `start`:
+    /// The nearest directory at or above `start` that holds a Genesis store in `.genesis` (as
+    /// git looks for `.git`, jj for `.jj`, cargo for `Cargo.toml`), as a path relative to
+    /// `start`; a `.genesis` that is a file or a directory with no store in it (an empty one
+    /// left by hand) is passed over, as git passes over a `.git` that is no repository:
     /// `.` for `start` itself, `..` for its parent, `../..` and so on. `None` when neither
     /// `start` nor any parent holds one. `start` should be absolute (the current directory);
     /// a relative one is searched only as far as its own components go.
     pub fn discover_root(start: &Path) -> Option<PathBuf> {
         let mut up = PathBuf::from(".");
         for (i, dir) in start.ancestors().enumerate() {
-            if dir.join(STORE_DIR_NAME).is_dir() {
+            if holds_store(&dir.join(STORE_DIR_NAME)) {
                 return Some(up);
             }
             up = if i == 0 {
@@ -149,4 +151,14 @@ impl Workspace {
         }
         Ok(opts)
     }
+}
+
+/// Whether `dir` holds a Genesis store, for the search: its `format` file, or (a damaged
+/// store, whose own error is then reported) its `objects` or `sessions` directory. A file,
+/// or a directory with none of these (empty, or someone else's), is not one.
+fn holds_store(dir: &Path) -> bool {
+    dir.is_dir()
+        && (dir.join("format").is_file()
+            || dir.join("objects").is_dir()
+            || dir.join("sessions").is_dir())
 }

@@ -295,3 +295,33 @@ fn two_inits_at_once_make_one_store_and_the_other_says_already_initialised() {
         assert_eq!(stdout(&o), "no sessions; `genesis open` starts one\n");
     }
 }
+
+/// A `.genesis` that holds no store — an empty directory or a file left by hand — does not
+/// stop the search, as git passes over a `.git` that is no repository: the workspace above
+/// is found, and with none, the usual "no Genesis store" error.
+#[test]
+fn a_stray_genesis_without_a_store_is_passed_over() {
+    let d = initialised();
+    ok(&run_in(d.path(), &["open", "--session", "s1"]));
+    std::fs::create_dir(d.path().join("src/.genesis")).unwrap();
+    std::fs::write(d.path().join("src/deep/.genesis"), b"").unwrap();
+    let o = run_in(&d.path().join("src/deep/dir"), &["status"]);
+    assert_eq!(
+        stdout(&o),
+        "s1\topen\t0 patch(es)\tnot verified\n",
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(code(&o), Some(0));
+    // Without a store above: the error of no store at all.
+    let bare = tempfile::tempdir().unwrap();
+    let sub = bare.path().join("a");
+    std::fs::create_dir_all(sub.join(".genesis")).unwrap();
+    let o = run_in(&sub, &["status"]);
+    assert_eq!(code(&o), Some(2));
+    assert!(
+        stderr(&o).starts_with("genesis: error: no Genesis store (.genesis) in "),
+        "{}",
+        stderr(&o)
+    );
+}
