@@ -2,8 +2,8 @@
 //! ("session", git's *ours*) and the workspace's version ("workspace", git's *theirs*).
 //!
 //! The line merge is git's (`git merge-file`): xdiff's Myers line diff of base→session and
-//! base→workspace, ported with its tie-breaking, pre-pass and compaction ([`xdiff`],
-//! [`lines`]); changed base regions that overlap or touch are one region, as in git's
+//! base→workspace, ported with its tie-breaking, pre-pass and compaction (`xdiff.rs`,
+//! `lines.rs`); changed base regions that overlap or touch are one region, as in git's
 //! `xdl_merge`, where `i1 + chg1 >= i2` is a conflict; a region is clean when both sides made
 //! the same change or one side left it as the base had it. Conflict markers are git's default
 //! (`merge`) style: `<<<<<<< session`, `=======`, `>>>>>>> workspace`, each on a line of its
@@ -217,7 +217,7 @@ pub fn merge_file(base: Option<Side>, session: Option<Side>, workspace: Option<S
     Merged::Clean(Some((data, executable)))
 }
 
-/// Line-merges three texts as `git merge-file` does ([`lines`]; see the module
+/// Line-merges three texts as `git merge-file` does (`lines.rs`; see the module
 /// documentation).
 pub fn merge_text(base: &[u8], session: &[u8], workspace: &[u8]) -> TextMerge {
     let (b, s, w) = (lines(base), lines(session), lines(workspace));
