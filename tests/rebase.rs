@@ -494,3 +494,30 @@ fn a_file_against_a_directory_is_a_conflict_exit_3() {
         assert_eq!(raw_session(r), before);
     }
 }
+
+/// A file the session added that an ignore rule the workspace added now leaves out is a
+/// conflict listed by path (exit 3, kind `left-out`), not a usage error: the merged tree could
+/// never be reproduced from disk, so nothing is recorded.
+#[test]
+fn a_session_file_the_workspace_now_ignores_is_a_conflict_exit_3() {
+    let c = case(
+        &[("a.txt", FIVE)],
+        &[("build/out.txt", Some(&b"built\n"[..]))],
+        &[(".gitignore", Some(&b"build/\n"[..]))],
+    );
+    let r = c.ws.path();
+    let before = raw_session(r);
+    let onto = identity(r);
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: session s cannot be rebased onto the workspace ({onto}): 1 path(s) conflict; nothing recorded\n  build/out.txt: the session's file is one the workspace's ignore rules now leave out\n"
+        )
+    );
+    let o = run_in(r, &["--json", "rebase", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert_eq!(json_out(&o)["conflicts"][0]["kind"], "left-out");
+    assert_eq!(raw_session(r), before);
+}

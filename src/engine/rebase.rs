@@ -89,15 +89,8 @@ impl Engine {
         let base_tracked = self.base_tracked(&state)?;
         // A checkout holding exactly the current snapshot is rewritten to the merged tree; one
         // with changes no patch recorded (or patched by diffs only) is left as it is.
-        let mut rewrite_checkout = false;
-        if let Some(dir) = &state.checkout {
-            let mut o = self.snapshot_options(&manifest)?;
-            o.tracked = std::sync::Arc::new(o.tracked.with_paths(base_tracked.iter()));
-            if let Ok((co, _)) = self.store.snapshot_into(dir, &o) {
-                rewrite_checkout = co.snapshot.identity() == session.current_snapshot
-                    && co.executable == state.current_executable();
-            }
-        }
+        let rewrite_checkout =
+            self.checkout_holds_current(&session, &state, &manifest, &base_tracked)?;
         let root = self.workspace.root().to_path_buf();
         let (ws, _) = self
             .store
@@ -133,7 +126,13 @@ impl Engine {
             ws.tracked_only.iter().map(WorkspacePath::as_str),
         );
         let (merged_snap, exec, list, entry) =
-            self.record_merged(id, &merged, &theirs, &manifest, &new_tracked)?;
+            match self.record_merged(id, &merged, &theirs, &manifest, &new_tracked) {
+                Err(EngineError::LeftOut { paths }) => {
+                    outcome.conflicts = left_out_conflicts(paths);
+                    return Ok(outcome);
+                }
+                other => other?,
+            };
         let mut entries = Vec::new();
         let mut snapshots = vec![SnapshotState {
             identity: onto,
@@ -289,6 +288,29 @@ type Recorded = (
 );
 
 impl Engine {
+    /// Whether the session's `--checkout` directory holds exactly its current snapshot (with
+    /// its executable bits), judged with the base's tracked files; `false` without one.
+    fn checkout_holds_current(
+        &self,
+        session: &Session,
+        state: &SessionState,
+        manifest: &Manifest,
+        base_tracked: &crate::tracked::TrackedFiles,
+    ) -> Result<bool, EngineError> {
+        let Some(dir) = &state.checkout else {
+            return Ok(false);
+        };
+        let mut o = self.snapshot_options(manifest)?;
+        o.tracked = std::sync::Arc::new(o.tracked.with_paths(base_tracked.iter()));
+        Ok(match self.store.snapshot_into(dir, &o) {
+            Ok((co, _)) => {
+                co.snapshot.identity() == session.current_snapshot
+                    && co.executable == state.current_executable()
+            }
+            Err(_) => false,
+        })
+    }
+
     /// Stores the merged tree and records it as a patch from the workspace's snapshot
     /// `theirs`, through the rules of a submitted diff (as `patch --from` does), so that what
     /// is recorded replays. Nothing in the session changes here.
@@ -353,4 +375,20 @@ impl Engine {
         };
         Ok((merged_snap, exec, list, Some(entry)))
     }
+}
+
+/// The paths of a merged tree the workspace's rules leave out, as conflicts (nothing is
+/// recorded: the result could never be reproduced from disk), sorted by path.
+fn left_out_conflicts(paths: Vec<crate::membership::LeftOut>) -> Vec<MergeConflict> {
+    let mut out: Vec<MergeConflict> = paths
+        .into_iter()
+        .filter_map(|l| WorkspacePath::new(&l.path).ok())
+        .map(|path| MergeConflict {
+            path,
+            kind: MergeKind::LeftOut,
+            hunks: Vec::new(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
 }

@@ -81,6 +81,10 @@ pub enum ConflictKind {
     /// The merge would leave a file at this path and files below it (one side made it a
     /// file, the other a directory): a whole-tree conflict, as git's file/directory conflict.
     FileDirectory,
+    /// The merged tree holds a file the workspace's rules now leave out (a `.gitignore` or
+    /// `exclude` the workspace added matches a file the session added or changed): it could
+    /// never be reproduced from disk.
+    LeftOut,
 }
 
 impl ConflictKind {
@@ -94,6 +98,7 @@ impl ConflictKind {
             ConflictKind::Binary => "binary",
             ConflictKind::Mode => "mode",
             ConflictKind::FileDirectory => "file-directory",
+            ConflictKind::LeftOut => "left-out",
         }
     }
 
@@ -114,6 +119,9 @@ impl std::fmt::Display for ConflictKind {
             ConflictKind::Mode => "both added it with different executable bits",
             ConflictKind::FileDirectory => {
                 "a file on one side, a directory holding files on the other"
+            }
+            ConflictKind::LeftOut => {
+                "the session's file is one the workspace's ignore rules now leave out"
             }
         })
     }
