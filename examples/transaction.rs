@@ -6,7 +6,8 @@
 //! ```
 //!
 //! With no arguments the sample workspace is copied to a temporary directory first, so the
-//! repository is never changed.
+//! repository is never changed. A step that fails after `open` aborts the session, so no open
+//! session is left behind in the store it used.
 
 use std::path::{Path, PathBuf};
 
@@ -109,14 +110,33 @@ fn run() -> Result<std::process::ExitCode, Box<dyn std::error::Error>> {
         opened.session.base_snapshot
     );
 
-    let patched = engine.patch(&id, PatchInput::Diff(&diff), None, &mut Print)?;
+    // From here on, any failure aborts the session, so the example never leaves an open
+    // session behind in the store it used (the workspace is unchanged: nothing was applied).
+    match steps(&engine, &id, &diff, &diff_path) {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            let open = engine
+                .status(&id)
+                .is_ok_and(|(s, _)| s.status == genesis::session::Status::Open);
+            if open {
+                engine.abort(&id)?;
+                return Err(format!("{e}; session {id} aborted").into());
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Patch, verify and apply the open session `id`.
+fn steps(
+    engine: &Engine,
+    id: &str,
+    diff: &[u8],
+    diff_path: &Path,
+) -> Result<std::process::ExitCode, Box<dyn std::error::Error>> {
+    let patched = engine.patch(id, PatchInput::Diff(diff), None, &mut Print)?;
     let Some(entry) = patched.entry else {
-        engine.abort(&id)?;
-        return Err(format!(
-            "{}: the diff changes nothing; session {id} aborted",
-            diff_path.display()
-        )
-        .into());
+        return Err(format!("{}: the diff changes nothing", diff_path.display()).into());
     };
     println!(
         "2. patch    {} → {} ({} file(s))",
@@ -125,7 +145,7 @@ fn run() -> Result<std::process::ExitCode, Box<dyn std::error::Error>> {
         patched.changes.len()
     );
 
-    let verified = engine.verify(&id, &VerifyOptions::default(), &mut Print)?;
+    let verified = engine.verify(id, &VerifyOptions::default(), &mut Print)?;
     println!(
         "3. verify   obligations {}; acceptance {}",
         if verified.record.obligations_ok {
@@ -136,12 +156,12 @@ fn run() -> Result<std::process::ExitCode, Box<dyn std::error::Error>> {
         verified.acceptance
     );
     if !verified.record.obligations_ok {
-        engine.abort(&id)?;
+        engine.abort(id)?;
         println!("4. abort    the workspace is unchanged");
         return Ok(std::process::ExitCode::FAILURE);
     }
 
-    let applied = engine.apply(&id, &ApplyOptions::default(), &mut Print)?;
+    let applied = engine.apply(id, &ApplyOptions::default(), &mut Print)?;
     for c in &applied.changes {
         println!("   {}\t{}", c.status.letter(), c.path);
     }

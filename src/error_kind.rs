@@ -255,6 +255,7 @@ impl EngineError {
             | EngineError::NotVerified { .. }
             | EngineError::NothingToRestore { .. }
             | EngineError::RebaseRefused { .. }
+            | EngineError::StaleCheckout { .. }
             | EngineError::NoVerification { .. } => ErrorKind::State,
             EngineError::SessionMoved { .. } => ErrorKind::Moved,
             EngineError::Conflict { .. } => ErrorKind::Conflict,
@@ -335,7 +336,9 @@ impl PatchSessionError {
             P::Diff(d) => d.kind(),
             P::Verify(v) => v.kind(),
             P::Patch(p) => p.kind(),
-            P::NotOpen { .. } | P::RecoveryPending { .. } => ErrorKind::State,
+            P::NotOpen { .. } | P::RecoveryPending { .. } | P::StaleCheckout { .. } => {
+                ErrorKind::State
+            }
             P::TooManyPatches { .. }
             | P::PatchInputMismatch { .. }
             | P::Unsafe { .. }

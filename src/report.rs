@@ -131,6 +131,39 @@ pub fn status_list_json(engine: &Engine) -> Result<Value, EngineError> {
     Ok(json!({ "sessions": rows }))
 }
 
+/// The `conflicts` of `rebase --json` (`[{"path", "kind", "message", "hunks": [{"base",
+/// "session", "workspace"}]}]`, line ranges `{"start", "count"}`), the shape every command
+/// that stops on conflicting paths uses ([`path_conflicts_json`]).
+pub fn merge_conflicts_json(list: &[crate::engine::MergeConflict]) -> Value {
+    list.iter()
+        .map(|c| {
+            json!({
+                "path": c.path,
+                "kind": c.kind,
+                "message": c.kind.to_string(),
+                "hunks": c.hunks,
+            })
+        })
+        .collect()
+}
+
+/// The `conflicts` of a refused `apply`, `abort` or `restore` (`--json`, beside `error`):
+/// `[{"path", "kind", "message", "hunks": []}]`, as [`merge_conflicts_json`]: `kind` a
+/// kebab-case name ([`crate::engine::ConflictKind::code`]), `message` its text, no hunks
+/// (these conflicts are whole paths).
+pub fn path_conflicts_json(list: &[crate::engine::PathConflict]) -> Value {
+    list.iter()
+        .map(|c| {
+            json!({
+                "path": c.path,
+                "kind": c.kind.code(),
+                "message": c.kind.to_string(),
+                "hunks": [],
+            })
+        })
+        .collect()
+}
+
 /// `genesis snapshot --json`: `{"identity", "snapshot", "executable", "skipped", "collisions",
 /// "stored", "blobs_added", "files_hashed", "files_from_cache"}`; `blobs_added` is `null`
 /// when nothing was stored.
@@ -228,10 +261,11 @@ pub fn diff_json_of(a: &Tree, b: &Tree, selection: &DiffSelection) -> Result<Val
     }))
 }
 
-/// `genesis rebase --json`: `{"session", "moved", "old_base", "onto", "entry", "changes",
-/// "conflicts": [{"path", "kind", "hunks": [{"base", "session", "workspace"}]}],
-/// "checkout_kept"}`, line ranges as `{"start", "count"}` (1-based).
-pub fn rebase_json(out: &RebaseOutcome) -> Value {
+/// `genesis rebase --json` (and the MCP `rebase` tool): `{"session", "moved", "old_base",
+/// "onto", "entry", "changes", "conflicts": [{"path", "kind", "message", "hunks": [{"base",
+/// "session", "workspace"}]}], "checkout_kept", "checkout_made_from", "not_recorded_reason"}`
+/// (why `markers` recorded nothing, else `null`), line ranges as `{"start", "count"}` (1-based).
+pub fn rebase_json(out: &RebaseOutcome, markers: bool) -> Value {
     json!({
         "session": out.session,
         "moved": out.moved,
@@ -239,9 +273,34 @@ pub fn rebase_json(out: &RebaseOutcome) -> Value {
         "onto": out.onto,
         "entry": out.entry,
         "changes": changes_json(&out.changes),
-        "conflicts": out.conflicts,
+        "conflicts": merge_conflicts_json(&out.conflicts),
         "checkout_kept": out.checkout_kept,
+        "checkout_made_from": out.checkout_made_from,
+        "not_recorded_reason": markers_reason(markers, out),
     })
+}
+
+/// With `--markers` and nothing recorded: why (the whole-file conflicts no marker can
+/// express, named), and what to do.
+pub fn markers_reason(markers: bool, out: &RebaseOutcome) -> Option<String> {
+    if !markers || out.moved || out.conflicts.is_empty() {
+        return None;
+    }
+    let whole: Vec<String> = out
+        .conflicts
+        .iter()
+        .filter(|c| !c.kind.has_markers())
+        .map(|c| crate::diff::quote_path("", c.path.as_str()))
+        .collect();
+    let (verb, pronoun) = if whole.len() == 1 {
+        ("is a whole-file conflict", "it")
+    } else {
+        ("are whole-file conflicts", "them")
+    };
+    Some(format!(
+        "--markers recorded nothing: conflict markers express only line conflicts, and {} {verb} (a deletion against a change, a binary file, executable bits, or a file against a directory); resolve {pronoun} with a patch to the session, then rebase again",
+        whole.join(", "),
+    ))
 }
 
 /// `genesis log SESSION [OBLIGATION] --json`: `{"session", "snapshot", "acceptance",

@@ -21,6 +21,8 @@ pub const AGENT_TRANSACTION_SCHEMA: &str =
 pub const MANIFEST_SCHEMA: &str = include_str!("../schemas/manifest-v0.1.schema.json");
 /// The v0.2 tree node schema (see [`crate::tree`]).
 pub const TREE_NODE_SCHEMA: &str = include_str!("../schemas/tree-node-v0.2.schema.json");
+/// The v0.2 tree listing schema: what `genesis snapshot` prints for a tree past 4096 files.
+pub const TREE_LISTING_SCHEMA: &str = include_str!("../schemas/tree-listing-v0.2.schema.json");
 
 /// The kinds of document Genesis validates, told apart by their `schema` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -34,6 +36,9 @@ pub enum DocumentKind {
     Manifest,
     /// `genesis/tree-v0.2`: one node of a v0.2 tree.
     TreeNode,
+    /// `genesis/tree-v0.2` with an `identity` member: the listing of a whole v0.2 tree that
+    /// `genesis snapshot` prints past 4096 files ([`crate::snapshot::Snapshot::to_value_with`]).
+    TreeListing,
 }
 
 impl DocumentKind {
@@ -43,7 +48,7 @@ impl DocumentKind {
             DocumentKind::Session => "genesis/agent-transaction-v0.1",
             DocumentKind::Snapshot => crate::snapshot::SNAPSHOT_SCHEMA,
             DocumentKind::Manifest => "genesis/manifest-v0.1",
-            DocumentKind::TreeNode => crate::tree::TREE_SCHEMA,
+            DocumentKind::TreeNode | DocumentKind::TreeListing => crate::tree::TREE_SCHEMA,
         }
     }
 
@@ -97,6 +102,7 @@ fn validator(kind: DocumentKind) -> &'static jsonschema::Validator {
     static SNAPSHOT: OnceLock<jsonschema::Validator> = OnceLock::new();
     static MANIFEST: OnceLock<jsonschema::Validator> = OnceLock::new();
     static TREE_NODE: OnceLock<jsonschema::Validator> = OnceLock::new();
+    static TREE_LISTING: OnceLock<jsonschema::Validator> = OnceLock::new();
     match kind {
         DocumentKind::Session => {
             SESSION.get_or_init(|| build(AGENT_TRANSACTION_SCHEMA, Some("session")))
@@ -106,6 +112,7 @@ fn validator(kind: DocumentKind) -> &'static jsonschema::Validator {
         }
         DocumentKind::Manifest => MANIFEST.get_or_init(|| build(MANIFEST_SCHEMA, None)),
         DocumentKind::TreeNode => TREE_NODE.get_or_init(|| build(TREE_NODE_SCHEMA, None)),
+        DocumentKind::TreeListing => TREE_LISTING.get_or_init(|| build(TREE_LISTING_SCHEMA, None)),
     }
 }
 
@@ -135,7 +142,12 @@ pub fn validate_document(value: &Value) -> (Option<DocumentKind>, Vec<Violation>
             }],
         );
     };
-    let Some(kind) = DocumentKind::from_schema_name(name) else {
+    let kind = DocumentKind::from_schema_name(name).map(|k| match k {
+        // A node has no identity (it is its hash); the listing of a whole tree states one.
+        DocumentKind::TreeNode if value.get("identity").is_some() => DocumentKind::TreeListing,
+        k => k,
+    });
+    let Some(kind) = kind else {
         return (
             None,
             vec![Violation {
@@ -149,13 +161,13 @@ pub fn validate_document(value: &Value) -> (Option<DocumentKind>, Vec<Violation>
         return (Some(kind), v);
     }
     match kind {
-        DocumentKind::Snapshot => {
+        DocumentKind::Snapshot | DocumentKind::TreeListing => {
             if let Some(files) = value.get("files").and_then(Value::as_array) {
                 path_violations(files.iter().map(|f| &f["path"]), "/files", "/path", &mut v);
             }
             if v.is_empty() {
                 let bytes = serde_json::to_vec(value).expect("serialisable");
-                if let Err(e) = crate::snapshot::Snapshot::from_json(&bytes) {
+                if let Err(e) = crate::snapshot::Snapshot::from_listing_json(&bytes) {
                     v.push(Violation {
                         pointer: engine_pointer(&e),
                         message: e.to_string(),
@@ -235,12 +247,26 @@ mod tests {
             AGENT_TRANSACTION_SCHEMA,
             MANIFEST_SCHEMA,
             TREE_NODE_SCHEMA,
+            TREE_LISTING_SCHEMA,
             crate::bpt::REQUEST_SCHEMA,
         ] {
             assert_eq!(
                 crate::json::check_no_duplicate_keys(text.as_bytes()),
                 Ok(())
             );
+        }
+    }
+
+    #[test]
+    fn every_bundled_schema_compiles() {
+        for k in [
+            DocumentKind::Session,
+            DocumentKind::Snapshot,
+            DocumentKind::Manifest,
+            DocumentKind::TreeNode,
+            DocumentKind::TreeListing,
+        ] {
+            validator(k);
         }
     }
 

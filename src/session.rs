@@ -219,6 +219,14 @@ pub struct SessionState {
     /// Kept so that no recorded patch or snapshot is lost (and a store collector keeps them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebased: Vec<Rebased>,
+    /// The session snapshot the `--checkout` directory was last made from or recorded from:
+    /// the base at `open`, the result of each `patch --from` the checkout, the merged tree when
+    /// `rebase` rewrote it. A rebase that leaves the checkout as it was does not change it, so
+    /// `patch --from` the checkout refuses while this names no snapshot of the session's
+    /// current chain (`snapshots`): its state would undo what the rebase merged in (DESIGN
+    /// section 4). `None` without a checkout, and for sessions made before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkout_from: Option<Digest>,
 }
 
 /// One `genesis rebase` of a session: the history it replaced.

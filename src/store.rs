@@ -43,6 +43,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod codec;
+mod init;
 mod trees;
 
 /// The `format` file of a store this version creates: objects are zstd frames ([`codec`]).
@@ -192,7 +193,7 @@ pub enum SnapshotIntoError {
     Store(#[from] StoreError),
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.to_path_buf(),
         source,
@@ -209,32 +210,6 @@ pub struct Store {
 }
 
 impl Store {
-    /// Creates the store at `dir` (and its parents) if it does not exist, and opens it.
-    ///
-    /// # Errors
-    /// [`StoreError::NotAStore`] if `dir` exists, is not empty and is not a store;
-    /// [`StoreError::Io`] on file-system failure.
-    pub fn init(dir: &Path) -> Result<Store, StoreError> {
-        if dir.join("format").exists() {
-            return Store::open(dir);
-        }
-        if dir.exists() {
-            let mut entries = std::fs::read_dir(dir).map_err(io_err(dir))?;
-            if entries.next().is_some() {
-                return Err(StoreError::NotAStore(dir.into()));
-            }
-        }
-        for sub in ["objects", "snapshots", "sessions", "journal", "tmp"] {
-            let d = dir.join(sub);
-            std::fs::create_dir_all(&d).map_err(io_err(&d))?;
-        }
-        write_atomic(dir, "format", FORMAT_LINE.as_bytes())?;
-        if let Some(parent) = dir.parent() {
-            fsync_dir(parent)?;
-        }
-        Store::open(dir)
-    }
-
     /// Opens the existing store at `dir`.
     ///
     /// # Errors
@@ -400,8 +375,9 @@ impl Store {
             .join(format!("{identity}.exec.json"))
     }
 
-    /// Resolves a full identity or a unique prefix (4 to 64 hex characters) of a stored
-    /// snapshot.
+    /// Resolves a full identity or a unique prefix (4 to 64 hex characters, either case) of a
+    /// stored snapshot: a v0.1 document, or a v0.2 tree's root (marked when stored), never the
+    /// node of one of its sub-directories.
     ///
     /// # Errors
     /// [`StoreError::Missing`] if no stored snapshot matches; [`StoreError::Ambiguous`] if
@@ -428,22 +404,11 @@ impl Store {
                 }
             }
         }
-        // v0.2 trees: stored nodes whose name starts with the prefix.
-        if prefix.len() >= 2
-            && let Ok(rd) = std::fs::read_dir(self.root.join("objects").join(&prefix[..2]))
-        {
-            for e in rd.flatten() {
-                let name = e.file_name();
-                let Some(rest) = name.to_str() else { continue };
-                let id = format!("{}{rest}", &prefix[..2]);
-                if id.len() == 64
-                    && id.starts_with(&prefix)
-                    && let Ok(d) = id.parse::<Digest>()
-                    && !found.contains(&d)
-                    && self.is_tree_node(&d)
-                {
-                    found.push(d);
-                }
+        // v0.2 trees: the roots `write_snapshot` marked (`<id>.tree`), never a sub-directory's
+        // node, whose identity is no snapshot anyone took.
+        for d in self.tree_roots(&prefix) {
+            if !found.contains(&d) {
+                found.push(d);
             }
         }
         match found.len() {

@@ -86,22 +86,35 @@ impl Workspace {
     /// # Errors
     /// As [`Store::init`]; [`StoreError::Io`] naming `STORE/.gitignore` if it cannot be written.
     pub fn init_store(&self) -> Result<Store, StoreError> {
-        let store = Store::init(&self.store_dir)?;
+        self.init_store_created().map(|(s, _)| s)
+    }
+
+    /// [`Workspace::init_store`], and whether this call made the store (`false`: it existed,
+    /// or another process made it at the same moment; [`Store::init_with`] builds it aside
+    /// and renames it into place, `.gitignore` included).
+    ///
+    /// # Errors
+    /// As [`Workspace::init_store`].
+    pub fn init_store_created(&self) -> Result<(Store, bool), StoreError> {
+        let (store, created) =
+            Store::init_with(&self.store_dir, &[(STORE_GITIGNORE, STORE_GITIGNORE_TEXT)])?;
         if std::fs::symlink_metadata(self.store_dir.join(STORE_GITIGNORE)).is_err() {
             crate::store::write_atomic(&self.store_dir, STORE_GITIGNORE, STORE_GITIGNORE_TEXT)?;
         }
-        Ok(store)
+        Ok((store, created))
     }
 
-    /// The nearest directory at or above `start` that holds a `.genesis` directory (as git
-    /// looks for `.git`, jj for `.jj`, cargo for `Cargo.toml`), as a path relative to `start`:
+    /// The nearest directory at or above `start` that holds a Genesis store in `.genesis` (as
+    /// git looks for `.git`, jj for `.jj`, cargo for `Cargo.toml`), as a path relative to
+    /// `start`; a `.genesis` that is a file or a directory with no store in it (an empty one
+    /// left by hand) is passed over, as git passes over a `.git` that is no repository:
     /// `.` for `start` itself, `..` for its parent, `../..` and so on. `None` when neither
     /// `start` nor any parent holds one. `start` should be absolute (the current directory);
     /// a relative one is searched only as far as its own components go.
     pub fn discover_root(start: &Path) -> Option<PathBuf> {
         let mut up = PathBuf::from(".");
         for (i, dir) in start.ancestors().enumerate() {
-            if dir.join(STORE_DIR_NAME).is_dir() {
+            if holds_store(&dir.join(STORE_DIR_NAME)) {
                 return Some(up);
             }
             up = if i == 0 {
@@ -177,4 +190,14 @@ impl Workspace {
         }
         Ok(opts)
     }
+}
+
+/// Whether `dir` holds a Genesis store, for the search: its `format` file, or (a damaged
+/// store, whose own error is then reported) its `objects` or `sessions` directory. A file,
+/// or a directory with none of these (empty, or someone else's), is not one.
+fn holds_store(dir: &Path) -> bool {
+    dir.is_dir()
+        && (dir.join("format").is_file()
+            || dir.join("objects").is_dir()
+            || dir.join("sessions").is_dir())
 }

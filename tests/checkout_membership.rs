@@ -77,10 +77,13 @@ fn snapshot_and_check_of_a_checkout_keep_the_tracked_ignored_file() {
     let (id, base) = open_checkout(&ws, &co);
     let co_s = co.to_str().unwrap();
     assert_eq!(std::fs::read(co.join("Cargo.lock")).unwrap(), LOCK);
-    // Open recorded the base's tracked members (only .gitignore's exemption needs them).
+    // Open recorded the base's tracked members (only .gitignore's exemption needs them),
+    // and that the checkout was made from the base.
     let state = std::fs::read_to_string(ws.join(format!(".genesis/sessions/{id}.state"))).unwrap();
     assert!(
-        state.ends_with(",\n  \"base_tracked\": [\n    \"Cargo.lock\"\n  ]\n}\n"),
+        state.ends_with(&format!(
+            ",\n  \"base_tracked\": [\n    \"Cargo.lock\"\n  ],\n  \"checkout_from\": \"{base}\"\n}}\n"
+        )),
         "{state}"
     );
 

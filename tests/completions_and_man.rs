@@ -102,6 +102,11 @@ fn the_manual_pages_render() {
         &page[..page.len().min(300)]
     );
     assert!(page.contains(".SH SYNOPSIS"));
+    // The SYNOPSIS names each option's value, as --help does.
+    assert!(
+        page.contains("\\fBgenesis\\fR [\\-C <DIR>] [\\-\\-workspace <DIR>] [\\-\\-store <DIR>] [\\-\\-json] [\\-\\-no\\-pager] [\\-q|\\-\\-quiet] [\\-v|\\-\\-verbose] [\\-\\-wait <SECONDS>] [\\-h|\\-\\-help] [\\-V|\\-\\-version] <COMMAND>\n"),
+        "{page}"
+    );
     let dir = d.path().join("man1");
     let o = run_in(d.path(), &["man", "--dir", "man1"]);
     let listed: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
@@ -128,4 +133,13 @@ fn the_manual_pages_render() {
         assert!(text.contains("Run the manifest's obligations"), "{text}");
         assert!(text.contains("SYNOPSIS"), "{text}");
     }
+    let patch = std::fs::read_to_string(dir.join("genesis-patch.1")).unwrap();
+    assert!(
+        patch.contains("\\fBgenesis patch\\fR [\\-\\-from <DIR>] [\\-\\-verify] [\\-\\-workdir <DIR>] [\\-\\-events <PATH>] [\\-\\-events\\-format <DIALECT>] [\\-\\-worker\\-id <ID>] [\\-C <DIR>]"),
+        "{patch}"
+    );
+    assert!(
+        patch.contains("[\\-h|\\-\\-help] <SESSION> [DIFF]\n"),
+        "{patch}"
+    );
 }

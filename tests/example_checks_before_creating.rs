@@ -85,3 +85,40 @@ fn bad_arguments_are_refused_in_words_before_anything_is_created() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(std::fs::read(ws.join("a.txt")).unwrap(), b"b\n");
 }
+
+/// A step that fails after `open` (a diff that does not apply, one that changes nothing)
+/// aborts the session: the example leaves no open session behind in the store it used, and
+/// the workspace as it was.
+#[test]
+fn a_failing_step_aborts_the_session_it_opened() {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    write_tree(
+        &ws,
+        &[
+            ("a.txt", b"a\n"),
+            (
+                "genesis.json",
+                br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#,
+            ),
+        ],
+    );
+    let w = ws.to_str().unwrap();
+    let bad = d.path().join("bad.diff");
+    std::fs::write(&bad, b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n").unwrap();
+    let empty = d.path().join("empty.diff");
+    std::fs::write(&empty, b"").unwrap();
+    for diff in [&bad, &empty] {
+        let o = example(&[w, diff.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.starts_with("transaction: error: "), "{e}");
+        assert!(e.contains("; session ") && e.ends_with(" aborted\n"), "{e}");
+    }
+    let o = run_in(&ws, &["--json", "status"]);
+    let v = ok_json(&o);
+    let sessions = v["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{v}");
+    assert!(sessions.iter().all(|s| s["status"] == "aborted"), "{v}");
+    assert_eq!(std::fs::read(ws.join("a.txt")).unwrap(), b"a\n");
+}

@@ -433,15 +433,18 @@ fn every_node_of_a_v0_2_tree_is_walked() {
     age_store(&root, 30 * DAY);
     let o = ok_json(&run_in(&root, &["--json", "gc"]));
     let gone = removed_paths(&o);
-    assert_eq!(o["count"], 4, "{o}");
+    // Three nodes and a blob, and the root's marker (`snapshots/<root>.tree`) with its node.
+    assert_eq!(o["count"], 5, "{o}");
     assert!(
         gone.contains(&obj(&changed)) && gone.contains(&obj(&sha(b"changed\n"))),
         "{gone:?}"
     );
+    let marker = format!("snapshots/{changed}.tree");
+    assert!(gone.contains(&marker), "{gone:?}");
     assert!(
         !gone
             .iter()
-            .any(|p| p.starts_with("snapshots/") || p.starts_with("statcache/"))
+            .any(|p| (p.starts_with("snapshots/") && *p != marker) || p.starts_with("statcache/"))
     );
     assert_eq!(store_files(&root), &before - &gone);
     ok(&run_in(&root, &["status", "big"]));
@@ -456,8 +459,9 @@ fn every_node_of_a_v0_2_tree_is_walked() {
     drop_stat_caches(&root);
     let before = store_files(&root);
     let o = ok_json(&run_in(&root, &["--json", "gc"]));
-    assert_eq!(removed_paths(&o), set(&[&obj(&t1)]), "{o}");
-    assert_eq!(store_files(&root), &before - &set(&[&obj(&t1)]));
+    let t1_marker = format!("snapshots/{t1}.tree");
+    assert_eq!(removed_paths(&o), set(&[&obj(&t1), &t1_marker]), "{o}");
+    assert_eq!(store_files(&root), &before - &set(&[&obj(&t1), &t1_marker]));
     let d = ok(&run_in(&root, &["diff", &base, &t2, "--name-status"]));
     assert_eq!(d, "M\td0/e0/f0.txt\nM\td1/e1/f1.txt\n");
 

@@ -136,6 +136,36 @@ fn event_options_are_taken_after_and_before_the_command() {
         stderr(&o)
     );
     assert!(!w.join("x.jsonl").exists());
+    // Given before such a command, --events makes no (empty) file, and says so.
+    let o = run_in(w, &["--events", "y.jsonl", "status"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "genesis: warning: --events y.jsonl: this command emits no events (only open, patch, verify, apply, abort and bpt do); nothing is written there\n"
+    );
+    assert!(!w.join("y.jsonl").exists());
+    let o = run_in(w, &["-q", "--events", "y.jsonl", "rebase", "s1"]);
+    assert_eq!(stderr(&o), "");
+    assert!(!w.join("y.jsonl").exists());
+}
+
+/// `--workspace`'s help says what the default is without an odd "else" (the search; `init`
+/// takes the current directory), and `--store` shows its variable without a value.
+#[test]
+fn workspace_and_store_help_say_their_defaults_plainly() {
+    let d = tempfile::tempdir().unwrap();
+    let help = ok(&run_in(d.path(), &["status", "--help"]));
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("--workspace <DIR> Workspace root; skips the search. Default: the nearest directory at or above the current one whose .genesis holds a store (`init`: the current directory)"),
+        "{help}"
+    );
+    assert!(
+        flat.contains(
+            "--store <DIR> Store directory. Default: WORKSPACE/.genesis [env: GENESIS_STORE]"
+        ),
+        "{help}"
+    );
 }
 
 #[test]

@@ -271,3 +271,49 @@ fn status_rows_have_one_shape() {
     assert_eq!(rows[1]["error"], Value::Null);
     assert_eq!(rows[1]["status"], "open");
 }
+
+/// Every command that stops on conflicting paths lists them in `conflicts` with one shape:
+/// `apply --json` (beside its `error`) as `rebase --json`, each entry `{"path", "kind",
+/// "message", "hunks"}`.
+#[test]
+fn apply_and_rebase_list_conflicts_in_one_shape() {
+    let d = ws();
+    let r = d.path();
+    let co_parent = tempfile::tempdir().unwrap();
+    let co = co_parent.path().join("co");
+    ok(&run_in(
+        r,
+        &["open", "--session", "s", "--checkout", co.to_str().unwrap()],
+    ));
+    std::fs::write(co.join("a.txt"), b"ONE\ntwo\n").unwrap();
+    ok(&run_in(r, &["patch", "s", "--from", co.to_str().unwrap()]));
+    ok(&run_in(r, &["verify", "s"]));
+    std::fs::write(r.join("a.txt"), b"uno\ntwo\n").unwrap();
+    let o = run_in(r, &["--json", "apply", "s"]);
+    assert_eq!(code(&o), Some(3));
+    let v = json_out(&o);
+    assert_eq!(v["error"]["code"], 3);
+    let list = v["conflicts"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{v}");
+    assert_eq!(list[0]["path"], "a.txt");
+    assert_eq!(list[0]["kind"], "changed");
+    assert_eq!(list[0]["hunks"], json!([]));
+    assert!(
+        list[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("changed on disk since the session opened (base "),
+        "{v}"
+    );
+    let o = run_in(r, &["--json", "rebase", "s"]);
+    assert_eq!(code(&o), Some(3));
+    let w = json_out(&o);
+    assert_eq!(
+        w["conflicts"],
+        json!([{"path": "a.txt", "kind": "content", "message": "both changed the same lines",
+                "hunks": [{"base": {"start": 1, "count": 1}, "session": {"start": 1, "count": 1},
+                           "workspace": {"start": 1, "count": 1}}]}])
+    );
+    let keys = |x: &Value| x.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&list[0]), keys(&w["conflicts"][0]));
+}

@@ -198,3 +198,37 @@ fn less_starts_on_a_long_diff_and_quits_on_q_in_tmux() {
     let shown = shown.unwrap();
     assert!(shown.contains("EXITED 0"), "{shown}");
 }
+
+/// A pager that cannot be run (not found, whether run directly or through the shell, or not
+/// executable) is passed over with a warning, and the output goes to the terminal, as git
+/// does: nothing is lost.
+#[test]
+fn a_pager_that_cannot_be_run_falls_back_to_standard_output_with_a_warning() {
+    let ws = setup();
+    let r = ws.path();
+    let not_exe = r.join("not-executable-pager");
+    std::fs::write(&not_exe, b"#!/bin/sh\ncat\n").unwrap();
+    let not_exe = not_exe.to_str().unwrap().to_owned();
+    for (pager, error) in [
+        (
+            "no-such-pager-xyz",
+            "No such file or directory (os error 2)",
+        ),
+        (
+            "no-such-pager-xyz -R",
+            "No such file or directory (os error 2)",
+        ),
+        ("no-such-pager-xyz | cat", "no-such-pager-xyz: not found"),
+        (not_exe.as_str(), "Permission denied (os error 13)"),
+    ] {
+        let shown = on_terminal(r, "diff s", &[("GENESIS_PAGER", pager)]);
+        assert_eq!(
+            shown,
+            format!(
+                "genesis: warning: cannot run the pager `{pager}` ($GENESIS_PAGER): {error}; writing to standard output (`--no-pager` or PAGER=cat says so for good)\n{DIFF}"
+            )
+        );
+        // -q: no warning, the output still shown.
+        assert_eq!(on_terminal(r, "-q diff s", &[("PAGER", pager)]), DIFF);
+    }
+}

@@ -155,7 +155,7 @@ fn overlapping_edits_record_nothing_and_list_hunks_exit_3() {
     let v = json_out(&o);
     assert_eq!(
         v["conflicts"],
-        json!([{"path": "a.txt", "kind": "content", "hunks": [{
+        json!([{"path": "a.txt", "kind": "content", "message": "both changed the same lines", "hunks": [{
             "base": {"start": 2, "count": 2},
             "session": {"start": 2, "count": 2},
             "workspace": {"start": 2, "count": 2}
@@ -215,18 +215,28 @@ fn whole_file_conflicts_are_listed_and_never_marked() {
     );
     let r = c.ws.path();
     let before = raw_session(r);
+    // --markers records nothing here, and says why.
+    let reason = "--markers recorded nothing: conflict markers express only line conflicts, and bin.dat, gone.txt are whole-file conflicts (a deletion against a change, a binary file, executable bits, or a file against a directory); resolve them with a patch to the session, then rebase again";
+    let o = run_in(r, &["rebase", "s", "--markers"]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).ends_with(&format!("\n({reason})\n")),
+        "{}",
+        stderr(&o)
+    );
     let o = run_in(r, &["--json", "rebase", "s", "--markers"]);
     assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert_eq!(json_out(&o)["not_recorded_reason"], reason);
     assert_eq!(
         json_out(&o)["conflicts"],
         json!([
-            {"path": "added.txt", "kind": "add-add", "hunks": [{
+            {"path": "added.txt", "kind": "add-add", "message": "both added it with different content", "hunks": [{
                 "base": {"start": 0, "count": 0},
                 "session": {"start": 1, "count": 1},
                 "workspace": {"start": 1, "count": 1}
             }]},
-            {"path": "bin.dat", "kind": "binary", "hunks": []},
-            {"path": "gone.txt", "kind": "delete-modify", "hunks": []}
+            {"path": "bin.dat", "kind": "binary", "message": "binary file changed on both sides", "hunks": []},
+            {"path": "gone.txt", "kind": "delete-modify", "message": "the session deleted it, the workspace changed it", "hunks": []}
         ])
     );
     assert_eq!(raw_session(r), before);
@@ -305,17 +315,99 @@ fn a_checkout_the_session_did_not_record_is_left_as_it_was() {
         &[("a.txt", Some(b"1\n2\n3\n4\nFIVE\n"))],
     );
     let r = c.ws.path();
+    let made_from = session_doc(r, "s")["current_snapshot"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     std::fs::write(c.co.join("a.txt"), b"unrecorded\n").unwrap();
     let o = run_in(r, &["rebase", "s"]);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
         format!(
-            "genesis: warning: the checkout {} was left as it was: it did not hold the session's current snapshot, so `patch --from` it would undo the rebase; `genesis diff s` shows the session's change\n",
-            c.co.display()
+            "genesis: warning: the checkout {co} was left as it was: it did not hold the session's current snapshot, so `patch --from` it is refused from now on (it would undo the rebase); record its own changes as a diff: `genesis diff {made_from} {co} | genesis patch s -`\n",
+            co = c.co.display()
         )
     );
     assert_eq!(std::fs::read(c.co.join("a.txt")).unwrap(), b"unrecorded\n");
+}
+
+/// After a rebase that left the checkout as it was, the checkout still holds the old session
+/// result: `patch --from` it would record that state and silently undo the workspace edit the
+/// rebase merged in. It is refused (exit 3, naming the session, the checkout and the way
+/// out), nothing recorded; the suggested diff records the checkout's own change on top.
+#[test]
+fn patch_from_a_checkout_a_rebase_left_stale_is_refused_exit_3() {
+    let c = case(
+        &[("a.txt", FIVE), ("b.txt", b"b\n")],
+        &[("a.txt", Some(b"ONE\n2\n3\n4\n5\n"))],
+        &[("a.txt", Some(b"1\n2\n3\n4\nFIVE\n"))],
+    );
+    let r = c.ws.path();
+    let made_from = session_doc(r, "s")["current_snapshot"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // An edit in the checkout no patch recorded: the rebase leaves the checkout as it was.
+    std::fs::write(c.co.join("b.txt"), b"B\n").unwrap();
+    ok(&run_in(r, &["rebase", "s"]));
+    let before = raw_session(r);
+    let current = session_doc(r, "s")["current_snapshot"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Any spelling of the checkout is the checkout.
+    let spelled = format!("{}/../co", c.co.display());
+    for dir in [c.co.to_str().unwrap(), spelled.as_str()] {
+        let o = run_in(r, &["patch", "s", "--from", dir]);
+        assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "genesis: error: session s: the checkout {co} was made from snapshot {made_from}, which `genesis rebase` has since replaced (the session is now at {current}); recording its state would undo the workspace changes the rebase merged in, so nothing was recorded. Record the checkout's own changes as a diff instead: `genesis diff {made_from} {co} | genesis patch s -` (or abort the session and open a new checkout)\n",
+                co = c.co.display()
+            )
+        );
+        assert_eq!(raw_session(r), before);
+    }
+    // The way out it names: the checkout's own change, as a diff onto the merged result.
+    let diff = ok(&run_in(r, &["diff", &made_from, c.co.to_str().unwrap()]));
+    ok(&patch_stdin(r, "s", diff.as_bytes()));
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"ONE\n2\n3\n4\nFIVE\n"
+    );
+    assert_eq!(std::fs::read(r.join("b.txt")).unwrap(), b"B\n");
+}
+
+/// A checkout the rebase rewrote holds the merged tree: `patch --from` it still works.
+#[test]
+fn patch_from_a_checkout_the_rebase_rewrote_is_recorded() {
+    let c = case(
+        &[("a.txt", FIVE), ("b.txt", b"b\n")],
+        &[("a.txt", Some(b"ONE\n2\n3\n4\n5\n"))],
+        &[("a.txt", Some(b"1\n2\n3\n4\nFIVE\n"))],
+    );
+    let r = c.ws.path();
+    ok(&run_in(r, &["rebase", "s"]));
+    std::fs::write(c.co.join("b.txt"), b"B\n").unwrap();
+    let o = run_in(r, &["patch", "s", "--from", c.co.to_str().unwrap()]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    // And again after that patch: the checkout is recorded as its result.
+    std::fs::write(c.co.join("b.txt"), b"BB\n").unwrap();
+    ok(&run_in(
+        r,
+        &["patch", "s", "--from", c.co.to_str().unwrap()],
+    ));
+    ok(&run_in(r, &["verify", "s"]));
+    ok(&run_in(r, &["apply", "s"]));
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"ONE\n2\n3\n4\nFIVE\n"
+    );
+    assert_eq!(std::fs::read(r.join("b.txt")).unwrap(), b"BB\n");
 }
 
 #[test]
@@ -363,4 +455,69 @@ fn a_tree_past_4096_files_rebases() {
         std::fs::read(r.join("a.txt")).unwrap(),
         b"one\n2\n3\n4\nfive\n"
     );
+}
+
+/// A file on one side where the other side has a directory holding files (both kinds of
+/// clash: the session adds the file, or the workspace does) is a conflict listed by path
+/// (exit 3, kind `file-directory`), not a usage error; nothing is recorded, also with
+/// `--markers`.
+#[test]
+fn a_file_against_a_directory_is_a_conflict_exit_3() {
+    for (session, workspace) in [
+        (
+            &[("x", Some(&b"file\n"[..]))][..],
+            &[("x/y", Some(&b"in dir\n"[..]))][..],
+        ),
+        (
+            &[("x/y", Some(&b"in dir\n"[..]))][..],
+            &[("x", Some(&b"file\n"[..]))][..],
+        ),
+    ] {
+        let c = case(&[("a.txt", FIVE)], session, workspace);
+        let r = c.ws.path();
+        let before = raw_session(r);
+        let onto = identity(r);
+        let o = run_in(r, &["rebase", "s"]);
+        assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "genesis: error: session s cannot be rebased onto the workspace ({onto}): 1 path(s) conflict; nothing recorded\n  x: a file on one side, a directory holding files on the other\n"
+            )
+        );
+        let o = run_in(r, &["--json", "rebase", "s", "--markers"]);
+        assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+        assert_eq!(
+            json_out(&o)["conflicts"],
+            json!([{"path": "x", "kind": "file-directory", "message": "a file on one side, a directory holding files on the other", "hunks": []}])
+        );
+        assert_eq!(raw_session(r), before);
+    }
+}
+
+/// A file the session added that an ignore rule the workspace added now leaves out is a
+/// conflict listed by path (exit 3, kind `left-out`), not a usage error: the merged tree could
+/// never be reproduced from disk, so nothing is recorded.
+#[test]
+fn a_session_file_the_workspace_now_ignores_is_a_conflict_exit_3() {
+    let c = case(
+        &[("a.txt", FIVE)],
+        &[("build/out.txt", Some(&b"built\n"[..]))],
+        &[(".gitignore", Some(&b"build/\n"[..]))],
+    );
+    let r = c.ws.path();
+    let before = raw_session(r);
+    let onto = identity(r);
+    let o = run_in(r, &["rebase", "s"]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: session s cannot be rebased onto the workspace ({onto}): 1 path(s) conflict; nothing recorded\n  build/out.txt: the session's file is one the workspace's ignore rules now leave out\n"
+        )
+    );
+    let o = run_in(r, &["--json", "rebase", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert_eq!(json_out(&o)["conflicts"][0]["kind"], "left-out");
+    assert_eq!(raw_session(r), before);
 }

@@ -199,3 +199,129 @@ fn snapshot_and_check_keep_the_directory_they_name() {
     let o = run_in(&src, &["diff", "deep", "deep", "--name-status"]);
     assert_eq!((code(&o), stdout(&o)), (Some(0), String::new()));
 }
+
+/// A relative `--store` or `GENESIS_STORE` is taken from the current directory (after `-C`,
+/// as git's `GIT_DIR`), also when it does not exist yet and is a single name (whose parent
+/// is the empty path), and every error names the path as given.
+#[test]
+fn relative_store_paths_resolve_from_the_current_directory_and_errors_name_them() {
+    let d = common::workspace(MANIFEST, &[("greeting.txt", b"hi\n")]);
+    let r = d.path();
+    let o = common::run_env(
+        r,
+        &["open", "--session", "s1"],
+        &[("GENESIS_STORE", "newst".into())],
+    );
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(r.join("newst/format").is_file());
+    assert!(r.join("newst/.gitignore").is_file());
+    let o = run_in(r, &["--store", "sub/st2", "open", "--session", "s2"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(r.join("sub/st2/format").is_file());
+    let above = r.parent().unwrap();
+    let name = r.file_name().unwrap().to_str().unwrap();
+    let o = run_in(
+        above,
+        &["-C", name, "--store", "st3", "open", "--session", "s3"],
+    );
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(r.join("st3/format").is_file());
+    let o = run_in(r, &["--store", "st3", "status"]);
+    assert_eq!(stdout(&o), "s3\topen\t0 patch(es)\tnot verified\n");
+    // Errors name the path as given.
+    let o = common::run_env(r, &["status"], &[("GENESIS_STORE", "nothere".into())]);
+    assert_eq!(code(&o), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: nothere: no Genesis store here; run `genesis init` (or pass --store DIR)\n"
+    );
+    std::fs::write(r.join("afile"), b"").unwrap();
+    let o = run_in(r, &["--store", "afile", "open"]);
+    assert_eq!(code(&o), Some(4));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: afile: Not a directory (os error 20)\n"
+    );
+    // Nothing half-made is left beside the stores.
+    let names: Vec<String> = std::fs::read_dir(r)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".init-"))
+        .collect();
+    assert_eq!(names, Vec::<String>::new());
+}
+
+/// Two `genesis init` at once in one directory make one store: it is built aside and renamed
+/// into place, so one of them makes it and the other finds it made and says so (exit 0, as a
+/// second `init` and git's "Reinitialized"); nothing half-made is left.
+#[test]
+fn two_inits_at_once_make_one_store_and_the_other_says_already_initialised() {
+    let bin = assert_cmd::cargo::cargo_bin("genesis");
+    for _ in 0..8 {
+        let d = tempfile::tempdir().unwrap();
+        let spawn = || {
+            std::process::Command::new(&bin)
+                .current_dir(d.path())
+                .args(["init", "-q"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (spawn(), spawn());
+        let mut firsts: Vec<String> = [a, b]
+            .into_iter()
+            .map(|c| {
+                let o = c.wait_with_output().unwrap();
+                assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+                stdout(&o).lines().next().unwrap().to_owned()
+            })
+            .collect();
+        firsts.sort();
+        assert_eq!(
+            firsts,
+            [
+                "store: ./.genesis",
+                "store: ./.genesis (already initialised)"
+            ]
+        );
+        let mut names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".genesis", "genesis.json"]);
+        let o = run_in(d.path(), &["status"]);
+        assert_eq!(stdout(&o), "no sessions; `genesis open` starts one\n");
+    }
+}
+
+/// A `.genesis` that holds no store — an empty directory or a file left by hand — does not
+/// stop the search, as git passes over a `.git` that is no repository: the workspace above
+/// is found, and with none, the usual "no Genesis store" error.
+#[test]
+fn a_stray_genesis_without_a_store_is_passed_over() {
+    let d = initialised();
+    ok(&run_in(d.path(), &["open", "--session", "s1"]));
+    std::fs::create_dir(d.path().join("src/.genesis")).unwrap();
+    std::fs::write(d.path().join("src/deep/.genesis"), b"").unwrap();
+    let o = run_in(&d.path().join("src/deep/dir"), &["status"]);
+    assert_eq!(
+        stdout(&o),
+        "s1\topen\t0 patch(es)\tnot verified\n",
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(code(&o), Some(0));
+    // Without a store above: the error of no store at all.
+    let bare = tempfile::tempdir().unwrap();
+    let sub = bare.path().join("a");
+    std::fs::create_dir_all(sub.join(".genesis")).unwrap();
+    let o = run_in(&sub, &["status"]);
+    assert_eq!(code(&o), Some(2));
+    assert!(
+        stderr(&o).starts_with("genesis: error: no Genesis store (.genesis) in "),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -202,3 +202,124 @@ fn an_ambiguous_snapshot_prefix_lists_the_candidates() {
     let o = run_in(w, &["check", "--expect", &id[..9]]);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
 }
+
+/// As jj takes ids: a session id prefix in upper case, or typed without a UUID's hyphens, names
+/// the session; a snapshot prefix or full identity in upper case names the snapshot.
+#[test]
+fn case_and_hyphens_do_not_matter() {
+    let d = common::workspace(MANIFEST, &[("greeting.txt", b"hi\n")]);
+    let w = d.path();
+    ok(&run_in(w, &["init"]));
+    let uuid = "0193aaaa-7f00-7000-8000-000000000001";
+    ok(&run_in(w, &["open", "--session", uuid]));
+    for given in ["0193AAAA", "0193aaaa7f", "0193AAAA7F00700", "0193-aaaa"] {
+        let o = run_in(w, &["status", given]);
+        assert_eq!(code(&o), Some(0), "{given}: {}", stderr(&o));
+        assert!(
+            stdout(&o).starts_with(&format!("session {uuid}: open\n")),
+            "{}",
+            stdout(&o)
+        );
+    }
+    // Fewer than 4 characters once the hyphens are gone: the minimum is said.
+    let o = run_in(w, &["status", "019-"]);
+    assert_eq!(code(&o), Some(2));
+    let id = ok(&run_in(w, &["snapshot", "--identity"]));
+    let id = id.trim();
+    let up = id.to_ascii_uppercase();
+    for given in [&up[..6], up.as_str()] {
+        let o = run_in(w, &["check", "--expect", given]);
+        assert_eq!(
+            stdout(&o),
+            format!("ok: . matches {id}\n"),
+            "{}",
+            stderr(&o)
+        );
+        let o = run_in(w, &["diff", given, id, "--name-status"]);
+        assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    }
+}
+
+/// An operand that is both a directory (or file) here and the prefix of a stored snapshot is
+/// ambiguous, as git's "ambiguous argument": exit 2 naming both; `./NAME` is the path, more
+/// digits (or the full identity) the snapshot.
+#[test]
+fn a_path_that_is_also_a_snapshot_prefix_is_ambiguous() {
+    let d = common::workspace(MANIFEST, &[("greeting.txt", b"hi\n")]);
+    let w = d.path();
+    ok(&run_in(w, &["init"]));
+    let id = ok(&run_in(w, &["snapshot", "--identity"]));
+    let id = id.trim();
+    let name = &id[..6];
+    let outside = tempfile::tempdir().unwrap();
+    let dir = outside.path().join(name);
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("greeting.txt"), b"hi\n").unwrap();
+    // From a directory holding it, with the workspace named.
+    let ws = w.to_str().unwrap();
+    let o = run_in(outside.path(), &["--workspace", ws, "diff", name, id]);
+    assert_eq!(code(&o), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: diff operand \"{name}\" is ambiguous: both a path here and a prefix of stored snapshot {id}; write ./{name} for the path, or the full identity for the snapshot\n"
+        )
+    );
+    let dot = format!("./{name}");
+    let o = run_in(outside.path(), &["--workspace", ws, "diff", &dot, id]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let o = run_in(outside.path(), &["--workspace", ws, "diff", id, id]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    // check --expect: a file of that name.
+    std::fs::write(w.join(name), b"{}").unwrap();
+    let o = run_in(w, &["check", "--expect", name]);
+    assert_eq!(code(&o), Some(2));
+    assert!(
+        stderr(&o).contains("is ambiguous: both a path here"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Only a snapshot's root is found by prefix: the v0.2 node of one of its sub-directories
+/// (in the store as an object) is not a snapshot anyone took.
+#[test]
+fn a_sub_directory_node_is_not_a_snapshot_prefix() {
+    let d = common::workspace(MANIFEST, &[("greeting.txt", b"hi\n")]);
+    let w = d.path();
+    for i in 0..4100 {
+        let p = w.join(format!("sub/d{}/f{i}.txt", i % 10));
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, format!("{i}\n")).unwrap();
+    }
+    ok(&run_in(w, &["init"]));
+    let root = ok(&run_in(w, &["snapshot", "--identity"]));
+    let root = root.trim();
+    // The node of `sub/d0`: the identity of a snapshot of that directory alone would differ
+    // in paths, so read it from the root's listing in the store.
+    let node_of = |parent: &str, name: &str| -> String {
+        let hex = parent;
+        let bytes = common::stored_object(w, hex);
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        v["directories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap()["node"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let sub = node_of(root, "sub");
+    let o = run_in(w, &["diff", &sub[..12], root]);
+    assert_eq!(code(&o), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains(&format!("no snapshot {}", &sub[..12])),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_in(w, &["diff", &root[..12], root, "--name-status"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+}

@@ -50,7 +50,8 @@ fn by_identity(ctx: &Context, d: Digest) -> ExpectedArg {
 }
 
 /// Reads an expected snapshot from `bytes` (named `name` in errors): a snapshot document
-/// (`genesis/workspace-snapshot-v0.1`), the output of `genesis snapshot --json` (its
+/// (`genesis/workspace-snapshot-v0.1`) or a v0.2 tree listing (`genesis/tree-v0.2` with an
+/// `identity`: what `genesis snapshot` prints past 4096 files), the output of `genesis snapshot --json` (its
 /// `snapshot` member is the document; its `identity` must be the document's), or that of
 /// `genesis snapshot --json --identity` (`{"identity": …}`).
 fn from_document(ctx: &Context, name: &str, bytes: &[u8]) -> Result<ExpectedArg, CliError> {
@@ -81,8 +82,8 @@ fn from_document(ctx: &Context, name: &str, bytes: &[u8]) -> Result<ExpectedArg,
             ))),
         };
     };
-    let snap =
-        Snapshot::from_json(&document).map_err(|e| CliError::usage(format!("{name}: {e}")))?;
+    let (snap, executable) = Snapshot::from_listing_json(&document)
+        .map_err(|e| CliError::usage(format!("{name}: {e}")))?;
     if let Some(outer) = value
         .get("identity")
         .filter(|_| value.get("schema").is_none())
@@ -95,7 +96,7 @@ fn from_document(ctx: &Context, name: &str, bytes: &[u8]) -> Result<ExpectedArg,
     }
     Ok(ExpectedArg {
         expected: Expected::Snapshot(snap.clone()),
-        tree: Some(Tree::from_snapshot(snap)),
+        tree: Some(Tree::from_snapshot_with(snap, executable)),
         no_tree_reason: None,
     })
 }
@@ -115,6 +116,17 @@ fn parse_expected(ctx: &Context, s: &str) -> Result<ExpectedArg, CliError> {
         return from_document(ctx, "standard input", &bytes);
     }
     let is_file = std::path::Path::new(s).exists();
+    if is_file {
+        let store = ctx.workspace().existing_store().ok().flatten();
+        super::ids::refuse_path_and_snapshot("--expect", s, store.as_ref())?;
+    }
+    // Hex digits in either case (a full identity too).
+    let lower = s.to_ascii_lowercase();
+    let s = if !is_file && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        lower.as_str()
+    } else {
+        s
+    };
     if !is_file && let Some(e) = super::ids::too_short_snapshot_prefix("--expect", s) {
         return Err(e);
     }

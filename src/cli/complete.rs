@@ -39,26 +39,85 @@ pub fn completions(args: &CompletionsArgs) -> Result<u8, CliError> {
 /// # Errors
 /// Exit 4 naming the directory or file that cannot be written.
 pub fn man(args: &ManArgs) -> Result<u8, CliError> {
-    let cmd = Cli::command();
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
     let Some(dir) = &args.dir else {
         let mut buf = Vec::new();
-        clap_mangen::Man::new(cmd)
+        clap_mangen::Man::new(with_synopsis(cmd))
             .render(&mut buf)
             .map_err(|e| CliError::io(format!("rendering the manual page: {e}")))?;
         super::write_out(&String::from_utf8_lossy(&buf));
         return Ok(0);
     };
     std::fs::create_dir_all(dir).map_err(|e| CliError::io(format!("{}: {e}", dir.display())))?;
-    let mut cmd = cmd.disable_help_subcommand(true);
-    cmd.build();
     let mut pages = vec![cmd.clone()];
     pages.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
     for page in pages {
-        let man = clap_mangen::Man::new(page);
+        let man = clap_mangen::Man::new(with_synopsis(page));
         let path = dir.join(man.get_filename());
         man.generate_to(dir)
             .map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
         crate::outln!("{}", path.display());
     }
     Ok(0)
+}
+
+/// `page` (built) with its SYNOPSIS written out as `--help` shows the options: each with its
+/// value name (`[--store <DIR>]`, `[-q|--quiet]`), then the positional arguments (`<SESSION>`,
+/// `[DIFF]`) and `<COMMAND>` when it has subcommands. clap_mangen's own synopsis leaves the
+/// value names out. Only the manual page changes: `--help` keeps clap's usage line.
+fn with_synopsis(page: clap::Command) -> clap::Command {
+    let name = page
+        .get_bin_name()
+        .unwrap_or_else(|| page.get_name())
+        .to_owned();
+    let value = |a: &clap::Arg| -> String {
+        a.get_value_names()
+            .map(|v| {
+                v.iter()
+                    .map(|n| format!("<{n}>"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_else(|| format!("<{}>", a.get_id().as_str().to_ascii_uppercase()))
+    };
+    let mut parts = vec![name];
+    for a in page
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && !a.is_positional())
+    {
+        let flag = match (a.get_short(), a.get_long()) {
+            (Some(s), Some(l)) => format!("-{s}|--{l}"),
+            (Some(s), None) => format!("-{s}"),
+            (None, Some(l)) => format!("--{l}"),
+            (None, None) => continue,
+        };
+        let takes =
+            a.get_num_args().is_some_and(|r| r.takes_values()) && a.get_action().takes_values();
+        let text = if takes {
+            format!("{flag} {}", value(a))
+        } else {
+            flag
+        };
+        parts.push(if a.is_required_set() {
+            text
+        } else {
+            format!("[{text}]")
+        });
+    }
+    for a in page.get_positionals().filter(|a| !a.is_hide_set()) {
+        let many = a.get_num_args().is_some_and(|r| r.max_values() > 1);
+        let v = value(a);
+        let v = if many { format!("{v}...") } else { v };
+        parts.push(if a.is_required_set() {
+            v
+        } else {
+            format!("[{}]", v.trim_start_matches('<').replace(">", ""))
+        });
+    }
+    if page.has_subcommands() {
+        parts.push("<COMMAND>".to_owned());
+    }
+    let synopsis = parts.join(" ");
+    page.override_usage(synopsis)
 }

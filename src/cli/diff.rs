@@ -30,6 +30,8 @@ pub fn resolve_operand(ctx: &Context, operand: &str) -> Result<Operand, CliError
     let ws = ctx.workspace();
     let p = Path::new(operand);
     if p.is_dir() {
+        let store = ws.existing_store().ok().flatten();
+        super::ids::refuse_path_and_snapshot("diff operand", operand, store.as_ref())?;
         let opts = super::operand_options(ctx, &ws, p)?;
         return Ok(Operand::Dir(p.to_path_buf(), opts));
     }

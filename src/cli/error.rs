@@ -76,13 +76,35 @@ impl CliError {
     }
 
     /// Prints the error: `genesis: error: …` on standard error, and with `--json` also
-    /// `{"error": {"code": N, "message": …}}` on standard output.
+    /// `{"error": {"code": N, "message": …}}` on standard output, with `"conflicts"` beside
+    /// `error` when paths conflict (`apply`, `abort`, `restore`: the shape of `rebase`'s,
+    /// [`genesis::report::path_conflicts_json`]).
     pub fn report(&self, json: bool) {
         eprintln!("genesis: error: {}", self.message);
         if json {
-            super::print_json(&serde_json::json!({
+            let mut doc = serde_json::json!({
                 "error": {"code": self.code, "message": self.message}
-            }));
+            });
+            if let Some(list) = self.conflicts() {
+                doc["conflicts"] = genesis::report::path_conflicts_json(list);
+            }
+            super::print_json(&doc);
+        }
+    }
+
+    /// The conflicting paths of a refused `apply`, `abort` or `restore`, from the library
+    /// error this was made from.
+    fn conflicts(&self) -> Option<&[genesis::engine::PathConflict]> {
+        use genesis::engine::{AbortError, ApplyError};
+        if let Some(EngineError::Conflict { conflicts, .. }) = self.source_as::<EngineError>() {
+            return Some(conflicts);
+        }
+        if let Some(ApplyError::Conflict { conflicts, .. }) = self.source_as::<ApplyError>() {
+            return Some(conflicts);
+        }
+        match self.source_as::<AbortError>() {
+            Some(AbortError::Conflict { conflicts, .. }) => Some(conflicts),
+            _ => None,
         }
     }
 }

@@ -1,7 +1,10 @@
 //! Short ids, as jj and git take them: any unique prefix of a session id or of a snapshot
 //! identity stands for it, everywhere one is taken. A full id always wins; a prefix needs at
 //! least [`MIN_PREFIX`] characters (git's `--abbrev` minimum, jj's shortest change ids); an
-//! ambiguous prefix is refused (exit 2) with the candidates listed.
+//! ambiguous prefix is refused (exit 2) with the candidates listed. Case does not matter, nor
+//! do a session id's hyphens; only a snapshot's root (never a sub-directory's v0.2 node) is
+//! found by prefix; an operand that is both an existing path and a stored snapshot's prefix is
+//! ambiguous (exit 2; git: "ambiguous argument"), and `./NAME` or more digits settle it.
 
 use genesis::Digest;
 use genesis::engine::Engine;
@@ -25,12 +28,18 @@ pub fn session(engine: &Engine, given: &str) -> Result<String, CliError> {
     if ids.iter().any(|i| i == given) {
         return Ok(given.to_owned());
     }
-    if given.chars().count() < MIN_PREFIX {
+    if loose(given).chars().count() < MIN_PREFIX {
         return Err(CliError::usage(format!(
             "no session {given:?} in the store, and a session id prefix needs at least {MIN_PREFIX} characters; `genesis status` lists the sessions"
         )));
     }
-    let found: Vec<&String> = ids.iter().filter(|i| i.starts_with(given)).collect();
+    // As jj takes ids: case and the hyphens of a UUID do not matter (`0193AAAA`, `0193aaaa7f`
+    // for `0193aaaa-7f…`); a prefix as typed is tried first.
+    let mut found: Vec<&String> = ids.iter().filter(|i| i.starts_with(given)).collect();
+    if found.is_empty() {
+        let want = loose(given);
+        found = ids.iter().filter(|i| loose(i).starts_with(&want)).collect();
+    }
     match found.as_slice() {
         [one] => Ok((*one).clone()),
         [] => Err(genesis::session::SessionError::NotFound(given.to_owned()).into()),
@@ -43,6 +52,15 @@ pub fn session(engine: &Engine, given: &str) -> Result<String, CliError> {
                 .join("\n")
         ))),
     }
+}
+
+/// `id` lowercased and without hyphens, as a session id prefix is compared when it matches
+/// no id as typed.
+fn loose(id: &str) -> String {
+    id.chars()
+        .filter(|&c| c != '-')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
 }
 
 /// Whether `s` is shaped as a snapshot identity or a prefix of one long enough to look up:
@@ -59,6 +77,27 @@ pub fn too_short_snapshot_prefix(what: &str, s: &str) -> Option<CliError> {
             "{what} {s:?}: a snapshot identity prefix needs at least {MIN_PREFIX} hex digits"
         ))
     })
+}
+
+/// Refuses `operand` (named `what` in the message) when it is both an existing path and the
+/// prefix of a stored snapshot, as git refuses an argument that is both a revision and a file.
+///
+/// # Errors
+/// Exit 2, naming both and how to write each.
+pub fn refuse_path_and_snapshot(
+    what: &str,
+    operand: &str,
+    store: Option<&Store>,
+) -> Result<(), CliError> {
+    let Some(store) = store.filter(|_| is_snapshot_prefix(operand)) else {
+        return Ok(());
+    };
+    match store.resolve_snapshot(operand) {
+        Ok(d) => Err(CliError::usage(format!(
+            "{what} {operand:?} is ambiguous: both a path here and a prefix of stored snapshot {d}; write ./{operand} for the path, or the full identity for the snapshot"
+        ))),
+        Err(_) => Ok(()),
+    }
 }
 
 /// The stored snapshot `prefix` names ([`Store::resolve_snapshot`]: the full identity, or the

@@ -53,7 +53,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         Manifest::load(&manifest_path)?;
     }
     // The store first: if it cannot be made, no manifest is left behind.
-    let store = ws.init_store()?;
+    // Built aside and renamed into place: of two inits at once, one makes it, and the other
+    // finds it made and says so, as a second `genesis init` (git: "Reinitialized existing").
+    let (store, store_created) = ws.init_store_created()?;
     let created_manifest = if existing {
         false
     } else {
@@ -78,12 +80,17 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if ctx.json {
         super::print_json(&serde_json::json!({
             "store": store.path(),
+            "store_created": store_created,
             "manifest": manifest_path,
             "manifest_created": created_manifest,
             "obligations": obligations,
         }));
     } else {
-        crate::outln!("store: {}", store.path().display());
+        if store_created {
+            crate::outln!("store: {}", store.path().display());
+        } else {
+            crate::outln!("store: {} (already initialised)", store.path().display());
+        }
         if created_manifest {
             crate::outln!("manifest: {} (created)", manifest_path.display());
         } else {

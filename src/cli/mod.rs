@@ -52,8 +52,8 @@ pub struct Cli {
         help_heading = GLOBAL
     )]
     chdir: Vec<std::ffi::OsString>,
-    /// Workspace root. Default: the nearest directory at or above the current one that holds
-    /// a .genesis store (else the current directory).
+    /// Workspace root; skips the search. Default: the nearest directory at or above the
+    /// current one whose .genesis holds a store (`init`: the current directory).
     #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     workspace: Option<PathBuf>,
     /// Store directory. Default: WORKSPACE/.genesis.
@@ -62,6 +62,7 @@ pub struct Cli {
         global = true,
         value_name = "DIR",
         env = "GENESIS_STORE",
+        hide_env_values = true,
         help_heading = GLOBAL
     )]
     store: Option<PathBuf>,
@@ -190,7 +191,8 @@ enum Command {
 
 impl Cli {
     /// The event options: the command's own (open, patch, verify, apply, abort, bpt), each
-    /// else the same option given before the command name.
+    /// else the same option given before the command name; no `--events` file for any other
+    /// command (it emits none, so none is made).
     fn events(&self) -> events::EventsArgs {
         let own = match &self.command {
             Command::Open(a) => Some(&a.events),
@@ -201,10 +203,15 @@ impl Cli {
             Command::Bpt(a) => Some(&a.events),
             _ => None,
         };
+        let emits = own.is_some();
         let own = own.cloned().unwrap_or_default();
         let before = &self.events_before;
         events::EventsArgs {
-            events: own.events.or_else(|| before.events.clone()),
+            // A command that emits no events writes no events file, not even an empty one.
+            events: own
+                .events
+                .or_else(|| before.events.clone())
+                .filter(|_| emits),
             events_format: own.events_format.or_else(|| before.events_format.clone()),
             worker_id: own
                 .worker_id
@@ -358,6 +365,14 @@ pub fn run() -> ExitCode {
             .and_then(|cwd| Workspace::discover_root(&cwd))
     };
     let events = cli.events();
+    if let (Some(p), None) = (&cli.events_before.events, &events.events)
+        && !cli.quiet
+    {
+        eprintln!(
+            "genesis: warning: --events {}: this command emits no events (only open, patch, verify, apply, abort and bpt do); nothing is written there",
+            p.display()
+        );
+    }
     let ctx = Context {
         discovered,
         workspace_arg: cli.workspace.clone(),

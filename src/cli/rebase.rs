@@ -28,7 +28,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     })?;
     let failed = !out.conflicts.is_empty() && !out.moved;
     if ctx.json {
-        super::print_json(&genesis::report::rebase_json(&out));
+        super::print_json(&genesis::report::rebase_json(&out, args.markers));
         return Ok(if failed { 3 } else { 0 });
     }
     if failed {
@@ -64,6 +64,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 "(`--markers` records them with conflict markers, to resolve with another patch)"
             );
         }
+        if let Some(why) = genesis::report::markers_reason(args.markers, &out) {
+            eprintln!("({why})");
+        }
         return Ok(3);
     }
     if !out.moved {
@@ -75,10 +78,16 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         return Ok(0);
     }
     if let Some(dir) = &out.checkout_kept {
+        let how = match &out.checkout_made_from {
+            Some(from) => format!(
+                "record its own changes as a diff: `genesis diff {from} {} | genesis patch {session} -`",
+                dir.display()
+            ),
+            None => format!("`genesis diff {session}` shows the session's change"),
+        };
         eprintln!(
-            "genesis: warning: the checkout {} was left as it was: it did not hold the session's current snapshot, so `patch --from` it would undo the rebase; `genesis diff {}` shows the session's change",
+            "genesis: warning: the checkout {} was left as it was: it did not hold the session's current snapshot, so `patch --from` it is refused from now on (it would undo the rebase); {how}",
             dir.display(),
-            session
         );
     }
     for c in &out.changes {

@@ -10,7 +10,8 @@ use super::{CliError, Context};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Session, snapshot or manifest documents (JSON), told apart by their `schema` field;
-    /// the output of `genesis snapshot --json` too (its `snapshot` member is checked).
+    /// v0.2 tree nodes and listings; whatever `genesis snapshot` prints (`--json`: its
+    /// `snapshot` member is checked; `--json --identity`: the identity).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -49,6 +50,29 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 continue;
             }
         };
+        if let Some(v) = identity_output(&value) {
+            // `genesis snapshot --json --identity` output: the identity alone.
+            if !ctx.json {
+                crate::outln!(
+                    "{}: {} snapshot identity (`genesis snapshot --json --identity` output)",
+                    f.display(),
+                    if v.is_empty() { "valid" } else { "invalid" }
+                );
+                for v in &v {
+                    crate::outln!("  {v}");
+                }
+            }
+            worst = worst.max(u8::from(!v.is_empty()));
+            results.push(serde_json::json!({
+                "file": f,
+                "kind": "snapshot-identity",
+                "valid": v.is_empty(),
+                "violations": v,
+                "document_at": null,
+                "error": null,
+            }));
+            continue;
+        }
         let (kind, violations, inside) = match snapshot_output(&value) {
             Some(inner) => {
                 // `genesis snapshot --json` output: the document under /snapshot is what is
@@ -105,8 +129,6 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     Ok(worst)
 }
 
-/// The snapshot document inside `genesis snapshot --json` output: an object with no `schema`
-/// whose `snapshot` member is an object naming the snapshot schema, beside an `identity`.
 /// The content of `bytes` read from `path`: a file of a store's `objects/ab/cdef…` (named by
 /// the SHA-256 of its raw bytes) is decoded as the store reads it (a zstd frame, or raw bytes
 /// of an older store) and checked against its name; any other file is taken as it is.
@@ -131,12 +153,35 @@ fn stored_object_content(path: &std::path::Path, bytes: Vec<u8>) -> Result<Vec<u
     })
 }
 
+/// The violations of `genesis snapshot --json --identity` output (`{"identity": HEX}`, one
+/// member), or `None` when `value` is not an object with `identity` as its only member.
+fn identity_output(value: &serde_json::Value) -> Option<Vec<genesis::schema::Violation>> {
+    let obj = value.as_object().filter(|o| o.len() == 1)?;
+    let id = obj.get("identity")?;
+    let ok = id
+        .as_str()
+        .is_some_and(|s| s.parse::<genesis::hash::Digest>().is_ok());
+    Some(if ok {
+        Vec::new()
+    } else {
+        vec![genesis::schema::Violation {
+            pointer: "/identity".into(),
+            message: format!("{id} is not a snapshot identity (64 lowercase hex digits)"),
+        }]
+    })
+}
+
+/// The snapshot document inside `genesis snapshot --json` output: an object with no `schema`
+/// whose `snapshot` member is an object naming the snapshot schema (or a v0.2 listing),
+/// beside an `identity`.
 fn snapshot_output(value: &serde_json::Value) -> Option<&serde_json::Value> {
     if value.get("schema").is_some() || value.get("identity").is_none() {
         return None;
     }
     value.get("snapshot").filter(|s| {
-        s.get("schema").and_then(serde_json::Value::as_str)
-            == Some(genesis::snapshot::SNAPSHOT_SCHEMA)
+        let schema = s.get("schema").and_then(serde_json::Value::as_str);
+        // A v0.1 snapshot document, or a v0.2 tree's listing (past 4096 files).
+        schema == Some(genesis::snapshot::SNAPSHOT_SCHEMA)
+            || (schema == Some(genesis::tree::TREE_SCHEMA) && s.get("identity").is_some())
     })
 }

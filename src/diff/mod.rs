@@ -220,9 +220,15 @@ impl Tree {
 
     /// A snapshot document alone, without content (for comparisons by blob).
     pub fn from_snapshot(snapshot: Snapshot) -> Tree {
+        Tree::from_snapshot_with(snapshot, BTreeSet::new())
+    }
+
+    /// [`Tree::from_snapshot`] with the executable bits `executable` (of a v0.2 listing,
+    /// [`Snapshot::from_listing_json`]).
+    pub fn from_snapshot_with(snapshot: Snapshot, executable: BTreeSet<WorkspacePath>) -> Tree {
         Tree {
             snapshot,
-            executable: BTreeSet::new(),
+            executable,
             source: Source::None,
             partial: false,
         }

@@ -98,6 +98,22 @@ pub enum EngineError {
         /// The obligations it ran, in manifest order.
         known: Vec<String>,
     },
+    /// `patch --from` a `--checkout` directory that a `rebase` left as it was
+    /// ([`super::PatchSessionError::StaleCheckout`]). State (exit 3).
+    #[error(
+        "session {id}: the checkout {} was made from snapshot {made_from}, which `genesis rebase` has since replaced (the session is now at {current}); recording its state would undo the workspace changes the rebase merged in, so nothing was recorded. Record the checkout's own changes as a diff instead: `genesis diff {made_from} {} | genesis patch {id} -` (or abort the session and open a new checkout)",
+        .dir.display(), .dir.display()
+    )]
+    StaleCheckout {
+        /// The session.
+        id: String,
+        /// The checkout directory.
+        dir: PathBuf,
+        /// The session snapshot the checkout was last made from or recorded from.
+        made_from: Digest,
+        /// The session's current snapshot.
+        current: Digest,
+    },
     /// `rebase` cannot move this session (in-place, or the merged tree does not come back from
     /// its own diff);
     /// nothing was recorded.
@@ -585,6 +601,31 @@ pub enum ConflictKind {
     /// A saved path changed after abort saved it.
     #[error("changed since it was saved; nothing restored (use --to DIR)")]
     ChangedSinceSaved,
+}
+
+impl ConflictKind {
+    /// Its name in `--json` (`"changed"`, `"missing"`, …; kebab-case, as rebase's kinds).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ConflictKind::LinkParent(_) => "link-parent",
+            ConflictKind::FileParent(_) => "file-parent",
+            ConflictKind::ForeignEntry(_) => "foreign-entry",
+            ConflictKind::UnreadableDir(_) => "unreadable-directory",
+            ConflictKind::AddedButExists => "added-but-exists",
+            ConflictKind::Missing => "missing",
+            ConflictKind::Link => "link",
+            ConflictKind::NotRegular | ConflictKind::NotRegularForAbort => "not-regular",
+            ConflictKind::Changed { .. } => "changed",
+            ConflictKind::ModeChanged => "mode-changed",
+            ConflictKind::Unreadable(_) => "unreadable",
+            ConflictKind::DiffersFromCurrent => "differs-from-current",
+            ConflictKind::DiffersFromBase => "differs-from-base",
+            ConflictKind::CheckoutReplaced => "checkout-replaced",
+            ConflictKind::CheckoutOfOther(_) => "checkout-of-other",
+            ConflictKind::BackInCheckout => "back-in-checkout",
+            ConflictKind::ChangedSinceSaved => "changed-since-saved",
+        }
+    }
 }
 
 impl From<crate::store::SnapshotIntoError> for EngineError {

@@ -101,6 +101,24 @@ pub enum PatchSessionError {
         /// Whether the session is in-place.
         in_place: bool,
     },
+    /// `patch --from` the session's `--checkout` directory after a `rebase` that left it as
+    /// it was: the checkout was made from `made_from`, a snapshot of the chain the rebase
+    /// replaced, so its state would undo the workspace changes the rebase merged in. Nothing
+    /// recorded; State (exit 3).
+    #[error(
+        "session {id}: the checkout {} was made from snapshot {made_from}, which `genesis rebase` has since replaced (the session is now at {current}); recording its state would undo the workspace changes the rebase merged in, so nothing was recorded. Record the checkout's own changes as a diff instead: `genesis diff {made_from} {} | genesis patch {id} -` (or abort the session and open a new checkout)",
+        .dir.display(), .dir.display()
+    )]
+    StaleCheckout {
+        /// The session.
+        id: String,
+        /// The checkout directory.
+        dir: PathBuf,
+        /// The session snapshot the checkout was last made from or recorded from.
+        made_from: Digest,
+        /// The session's current snapshot.
+        current: Digest,
+    },
     /// The diff was refused (names the file, hunk and line); nothing was recorded.
     #[error("patch refused, nothing recorded: {0}")]
     Patch(#[from] PatchError),
@@ -208,6 +226,17 @@ impl From<PatchSessionError> for EngineError {
                 EngineError::PatchInputMismatch { id, in_place }
             }
             P::Patch(p) => EngineError::Patch(p),
+            P::StaleCheckout {
+                id,
+                dir,
+                made_from,
+                current,
+            } => EngineError::StaleCheckout {
+                id,
+                dir,
+                made_from,
+                current,
+            },
             P::Unsafe { path, reason } => EngineError::Unsafe { path, reason },
             P::LeftOut { paths } => EngineError::LeftOut { paths },
             P::PathLimit(l) => EngineError::PathLimit(l),
@@ -320,6 +349,7 @@ impl Engine {
             }
             (other, false) => other,
         };
+        let from_checkout = refuse_stale_checkout(id, session, state, &input)?;
         let mut skipped = Vec::new();
         let (new_snapshot, new_exec, text) = match input {
             PatchInput::Workspace => unreachable!("mapped above"),
@@ -381,6 +411,9 @@ impl Engine {
             executable: new_exec,
         });
         state.logs.clear();
+        if from_checkout {
+            state.checkout_from = Some(new_snapshot.identity());
+        }
         let (session, _) = guard.commit()?;
         let mut outcome = PatchOutcome {
             session,
@@ -651,5 +684,35 @@ impl Engine {
         )
         .map_err(PatchSessionError::SnapshotDocument)?;
         Ok((snap, exec, pending))
+    }
+}
+
+/// Whether `input` is the session's `--checkout` directory (compared resolved, so `./co` and
+/// an absolute spelling are the same); refused ([`PatchSessionError::StaleCheckout`]) when
+/// the snapshot it was last made from is not in the session's current chain (a rebase
+/// replaced the chain and left the checkout as it was).
+fn refuse_stale_checkout(
+    id: &str,
+    session: &Session,
+    state: &SessionState,
+    input: &PatchInput<'_>,
+) -> Result<bool, PatchSessionError> {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (PatchInput::Dir(dir), Some(co)) = (input, state.checkout.as_deref()) else {
+        return Ok(false);
+    };
+    if canon(co) != canon(dir) {
+        return Ok(false);
+    }
+    match state.checkout_from {
+        Some(made_from) if !state.snapshots.iter().any(|s| s.identity == made_from) => {
+            Err(PatchSessionError::StaleCheckout {
+                id: id.to_owned(),
+                dir: co.to_path_buf(),
+                made_from,
+                current: session.current_snapshot,
+            })
+        }
+        _ => Ok(true),
     }
 }

@@ -57,6 +57,11 @@ pub struct RebaseOutcome {
     /// recorded as diffs). A checkout that held the current snapshot is rewritten to the
     /// merged tree.
     pub checkout_kept: Option<PathBuf>,
+    /// With [`RebaseOutcome::checkout_kept`]: the snapshot that checkout was last made from
+    /// or recorded from, so that its own changes can be recorded as a diff (`genesis diff
+    /// FROM DIR | genesis patch SESSION -`); `patch --from` it is refused from now on
+    /// ([`crate::engine::PatchSessionError::StaleCheckout`]).
+    pub checkout_made_from: Option<Digest>,
 }
 
 impl Engine {
@@ -84,15 +89,8 @@ impl Engine {
         let base_tracked = self.base_tracked(&state)?;
         // A checkout holding exactly the current snapshot is rewritten to the merged tree; one
         // with changes no patch recorded (or patched by diffs only) is left as it is.
-        let mut rewrite_checkout = false;
-        if let Some(dir) = &state.checkout {
-            let mut o = self.snapshot_options(&manifest)?;
-            o.tracked = std::sync::Arc::new(o.tracked.with_paths(base_tracked.iter()));
-            if let Ok((co, _)) = self.store.snapshot_into(dir, &o) {
-                rewrite_checkout = co.snapshot.identity() == session.current_snapshot
-                    && co.executable == state.current_executable();
-            }
-        }
+        let rewrite_checkout =
+            self.checkout_holds_current(&session, &state, &manifest, &base_tracked)?;
         let root = self.workspace.root().to_path_buf();
         let (ws, _) = self
             .store
@@ -109,6 +107,7 @@ impl Engine {
             conflicts: Vec::new(),
             changes: Vec::new(),
             checkout_kept: None,
+            checkout_made_from: None,
         };
         if onto == old_base && ws.executable == state.base_executable() {
             return Ok(outcome);
@@ -127,7 +126,13 @@ impl Engine {
             ws.tracked_only.iter().map(WorkspacePath::as_str),
         );
         let (merged_snap, exec, list, entry) =
-            self.record_merged(id, &merged, &theirs, &manifest, &new_tracked)?;
+            match self.record_merged(id, &merged, &theirs, &manifest, &new_tracked) {
+                Err(EngineError::LeftOut { paths }) => {
+                    outcome.conflicts = left_out_conflicts(paths);
+                    return Ok(outcome);
+                }
+                other => other?,
+            };
         let mut entries = Vec::new();
         let mut snapshots = vec![SnapshotState {
             identity: onto,
@@ -154,18 +159,21 @@ impl Engine {
         state.snapshots = snapshots;
         state.logs.clear();
         state.base_tracked = Some(ws.tracked_only.clone());
+        // Rewritten below, under the lock: it holds the new current snapshot.
+        state.checkout_from = state
+            .checkout_from
+            .filter(|_| !rewrite_checkout)
+            .or(rewrite_checkout.then_some(session.current_snapshot));
         if let Some(m) = ws.snapshot.get(session.package_manifest.as_str()) {
             state.manifest_blob = Some(m.blob);
         }
-        {
-            let (s, st) = guard.parts_mut();
-            *s = session.clone();
-            *st = state.clone();
-        }
+        let (s, st) = guard.parts_mut();
+        (*s, *st) = (session.clone(), state.clone());
         // Written with the lock kept: the checkout is rewritten under it.
         guard.checkpoint()?;
         if let Some(dir) = state.checkout.as_ref().filter(|_| !rewrite_checkout) {
             outcome.checkout_kept = Some(dir.clone());
+            outcome.checkout_made_from = state.checkout_from;
         }
         if let Some(dir) = state.checkout.as_ref().filter(|_| rewrite_checkout) {
             materialize(
@@ -244,6 +252,28 @@ fn merge_trees(
             }
         }
     }
+    // A file one side leaves where the other leaves files below it: no tree holds both.
+    let dirs: std::collections::HashSet<&str> = merged
+        .keys()
+        .flat_map(|p| {
+            let p = p.as_str();
+            p.match_indices('/').map(move |(i, _)| &p[..i])
+        })
+        .collect();
+    let clashes: Vec<WorkspacePath> = merged
+        .keys()
+        .filter(|p| dirs.contains(p.as_str()))
+        .cloned()
+        .collect();
+    for path in clashes {
+        blocking = true;
+        conflicts.push(MergeConflict {
+            path,
+            kind: MergeKind::FileDirectory,
+            hunks: Vec::new(),
+        });
+    }
+    conflicts.sort_by(|a, b| a.path.cmp(&b.path));
     let blocking = blocking || (!conflicts.is_empty() && !markers);
     Ok((merged, conflicts, blocking))
 }
@@ -258,6 +288,29 @@ type Recorded = (
 );
 
 impl Engine {
+    /// Whether the session's `--checkout` directory holds exactly its current snapshot (with
+    /// its executable bits), judged with the base's tracked files; `false` without one.
+    fn checkout_holds_current(
+        &self,
+        session: &Session,
+        state: &SessionState,
+        manifest: &Manifest,
+        base_tracked: &crate::tracked::TrackedFiles,
+    ) -> Result<bool, EngineError> {
+        let Some(dir) = &state.checkout else {
+            return Ok(false);
+        };
+        let mut o = self.snapshot_options(manifest)?;
+        o.tracked = std::sync::Arc::new(o.tracked.with_paths(base_tracked.iter()));
+        Ok(match self.store.snapshot_into(dir, &o) {
+            Ok((co, _)) => {
+                co.snapshot.identity() == session.current_snapshot
+                    && co.executable == state.current_executable()
+            }
+            Err(_) => false,
+        })
+    }
+
     /// Stores the merged tree and records it as a patch from the workspace's snapshot
     /// `theirs`, through the rules of a submitted diff (as `patch --from` does), so that what
     /// is recorded replays. Nothing in the session changes here.
@@ -322,4 +375,20 @@ impl Engine {
         };
         Ok((merged_snap, exec, list, Some(entry)))
     }
+}
+
+/// The paths of a merged tree the workspace's rules leave out, as conflicts (nothing is
+/// recorded: the result could never be reproduced from disk), sorted by path.
+fn left_out_conflicts(paths: Vec<crate::membership::LeftOut>) -> Vec<MergeConflict> {
+    let mut out: Vec<MergeConflict> = paths
+        .into_iter()
+        .filter_map(|l| WorkspacePath::new(&l.path).ok())
+        .map(|path| MergeConflict {
+            path,
+            kind: MergeKind::LeftOut,
+            hunks: Vec::new(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
 }

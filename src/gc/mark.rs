@@ -52,6 +52,8 @@ pub(super) struct Inventory {
     pub(super) docs: BTreeMap<Digest, Found>,
     /// Executable-bit sidecars by identity.
     pub(super) sidecars: BTreeMap<Digest, Found>,
+    /// v0.2 root markers (`snapshots/<id>.tree`) by identity.
+    pub(super) tree_marks: BTreeMap<Digest, Found>,
     /// Temporary files: path relative to the store.
     pub(super) temps: Vec<(PathBuf, Found)>,
 }
@@ -94,6 +96,10 @@ pub(super) fn inventory(store: &Store) -> Result<Inventory, StoreError> {
             && let Ok(d) = id.parse::<Digest>()
         {
             inv.docs.insert(d, f);
+        } else if let Some(id) = name.strip_suffix(".tree")
+            && let Ok(d) = id.parse::<Digest>()
+        {
+            inv.tree_marks.insert(d, f);
         } else if name.starts_with(".tmp-") {
             inv.temps.push((Path::new("snapshots").join(&name), f));
         }

@@ -130,7 +130,8 @@ impl Default for GcOptions {
 pub enum RemovedKind {
     /// A stat cache (`statcache/…`) naming a removed object, or unreadable.
     StatCache,
-    /// A v0.1 snapshot document (`snapshots/<identity>.json`).
+    /// A v0.1 snapshot document (`snapshots/<identity>.json`), or the marker of a v0.2 root
+    /// whose node goes (`snapshots/<identity>.tree`).
     Snapshot,
     /// The executable-bit sidecar of a v0.1 snapshot (`snapshots/<identity>.exec.json`).
     ExecutableBits,
@@ -223,6 +224,45 @@ impl GcError {
     }
 }
 
+/// The files of `snapshots/` that go: v0.1 documents not marked, their old sidecars, and the
+/// markers of v0.2 roots whose node goes.
+fn snapshot_files_gone(
+    inv: &mark::Inventory,
+    marks: &Marks<'_>,
+    young: impl Fn(&Found) -> bool,
+) -> Vec<Removed> {
+    let mut plan = Vec::new();
+    for (id, f) in &inv.docs {
+        if !marks.docs.contains(id) {
+            plan.push(Removed {
+                path: Path::new("snapshots").join(format!("{id}.json")),
+                kind: RemovedKind::Snapshot,
+                bytes: f.bytes,
+            });
+        }
+    }
+    for (id, f) in &inv.sidecars {
+        if !marks.docs.contains(id) && !young(f) {
+            plan.push(Removed {
+                path: Path::new("snapshots").join(format!("{id}.exec.json")),
+                kind: RemovedKind::ExecutableBits,
+                bytes: f.bytes,
+            });
+        }
+    }
+    // The marker of a v0.2 root goes with the root node.
+    for (id, f) in &inv.tree_marks {
+        if !marks.objects.contains(id) {
+            plan.push(Removed {
+                path: Path::new("snapshots").join(format!("{id}.tree")),
+                kind: RemovedKind::Snapshot,
+                bytes: f.bytes,
+            });
+        }
+    }
+    plan
+}
+
 /// Removes what nothing references and is older than `opts.expire` (module docs), holding the
 /// store lock throughout; with `opts.dry_run` only lists it.
 ///
@@ -290,24 +330,7 @@ pub fn gc(store: &Store, opts: &GcOptions) -> Result<GcOutcome, GcError> {
         Path::new("objects").join(&hex[..2]).join(&hex[2..])
     };
     plan.extend(stale_stat_caches(store, &gone_objects)?);
-    for (id, f) in &inv.docs {
-        if !marks.docs.contains(id) {
-            plan.push(Removed {
-                path: Path::new("snapshots").join(format!("{id}.json")),
-                kind: RemovedKind::Snapshot,
-                bytes: f.bytes,
-            });
-        }
-    }
-    for (id, f) in &inv.sidecars {
-        if !marks.docs.contains(id) && !young(f) {
-            plan.push(Removed {
-                path: Path::new("snapshots").join(format!("{id}.exec.json")),
-                kind: RemovedKind::ExecutableBits,
-                bytes: f.bytes,
-            });
-        }
-    }
+    plan.extend(snapshot_files_gone(&inv, &marks, young));
     for (d, f) in &gone_objects {
         plan.push(Removed {
             path: rel_object(d),

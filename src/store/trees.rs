@@ -67,7 +67,32 @@ impl Store {
                 source: Box::new(NodeError::NotCanonical { node: built.root }),
             });
         }
-        self.write_nodes(&built, "")
+        self.write_nodes(&built, "")?;
+        // The root is marked as a snapshot, so prefixes find it and no sub-directory's node.
+        let dir = self.root.join("snapshots");
+        let marker = format!("{id}.tree");
+        if !dir.join(&marker).is_file() {
+            std::fs::create_dir_all(&dir).map_err(super::io_err(&dir))?;
+            super::write_atomic(&dir, &marker, b"")?;
+        }
+        Ok(())
+    }
+
+    /// The identities of the stored v0.2 roots (`snapshots/<id>.tree` markers whose root node
+    /// is present) that start with `prefix` (lowercase hex).
+    pub(super) fn tree_roots(&self, prefix: &str) -> Vec<Digest> {
+        let Ok(rd) = std::fs::read_dir(self.root.join("snapshots")) else {
+            return Vec::new();
+        };
+        rd.flatten()
+            .filter_map(|e| {
+                let name = e.file_name();
+                let id = name.to_str()?.strip_suffix(".tree")?.to_owned();
+                id.starts_with(prefix).then_some(())?;
+                id.parse::<Digest>().ok()
+            })
+            .filter(|d| self.is_tree_node(d))
+            .collect()
     }
 
     /// Stores the node of directory `dir` of `built` and, first, every node below it that the

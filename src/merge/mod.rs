@@ -1,10 +1,11 @@
 //! Three-way merge of one file (DESIGN section 4, `rebase`): base, the session's version
 //! ("session", git's *ours*) and the workspace's version ("workspace", git's *theirs*).
 //!
-//! The line merge is [`diffy::MergeOptions::merge_bytes`] (Myers line diff of base→session and
-//! base→workspace; changed base regions that overlap or touch are one region, as in git's
+//! The line merge is git's (`git merge-file`): xdiff's Myers line diff of base→session and
+//! base→workspace, ported with its tie-breaking, pre-pass and compaction (`xdiff.rs`,
+//! `lines.rs`); changed base regions that overlap or touch are one region, as in git's
 //! `xdl_merge`, where `i1 + chg1 >= i2` is a conflict; a region is clean when both sides made
-//! the same change or one side left it as the base had it). Conflict markers are git's default
+//! the same change or one side left it as the base had it. Conflict markers are git's default
 //! (`merge`) style: `<<<<<<< session`, `=======`, `>>>>>>> workspace`, each on a line of its
 //! own (after an incomplete last line a newline is added, as `git merge-file` does). Where this
 //! differs from `git merge-file` is measured in `tests/merge_vs_git.rs` and written down in
@@ -17,7 +18,8 @@
 //! different executable bits is a whole-file conflict without hunks. Both sides adding
 //! different text is merged against an empty base (git's add/add).
 
-use diffy::{ConflictStyle, IncompleteHunkStyle, MergeOptions};
+mod lines;
+mod xdiff;
 
 /// One side of a path: its bytes and executable bit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +78,13 @@ pub enum ConflictKind {
     Binary,
     /// Both sides added the same bytes with different executable bits.
     Mode,
+    /// The merge would leave a file at this path and files below it (one side made it a
+    /// file, the other a directory): a whole-tree conflict, as git's file/directory conflict.
+    FileDirectory,
+    /// The merged tree holds a file the workspace's rules now leave out (a `.gitignore` or
+    /// `exclude` the workspace added matches a file the session added or changed): it could
+    /// never be reproduced from disk.
+    LeftOut,
 }
 
 impl ConflictKind {
@@ -88,6 +97,8 @@ impl ConflictKind {
             ConflictKind::DeleteModify => "delete-modify",
             ConflictKind::Binary => "binary",
             ConflictKind::Mode => "mode",
+            ConflictKind::FileDirectory => "file-directory",
+            ConflictKind::LeftOut => "left-out",
         }
     }
 
@@ -106,6 +117,12 @@ impl std::fmt::Display for ConflictKind {
             ConflictKind::DeleteModify => "the session deleted it, the workspace changed it",
             ConflictKind::Binary => "binary file changed on both sides",
             ConflictKind::Mode => "both added it with different executable bits",
+            ConflictKind::FileDirectory => {
+                "a file on one side, a directory holding files on the other"
+            }
+            ConflictKind::LeftOut => {
+                "the session's file is one the workspace's ignore rules now leave out"
+            }
         })
     }
 }
@@ -208,142 +225,66 @@ pub fn merge_file(base: Option<Side>, session: Option<Side>, workspace: Option<S
     Merged::Clean(Some((data, executable)))
 }
 
-/// Line-merges three texts with [`diffy`] (see the module documentation).
+/// Line-merges three texts as `git merge-file` does (`lines.rs`; see the module
+/// documentation).
 pub fn merge_text(base: &[u8], session: &[u8], workspace: &[u8]) -> TextMerge {
-    // Markers longer than any run of marker characters that starts a line of the inputs, so
-    // the library's marker lines can be told from content and relabelled exactly.
-    let longest = [base, session, workspace]
-        .iter()
-        .flat_map(|t| t.split(|&b| b == b'\n'))
-        .map(|line| {
-            let first = line.first().copied().unwrap_or(0);
-            if matches!(first, b'<' | b'=' | b'>') {
-                line.iter().take_while(|&&b| b == first).count()
-            } else {
-                0
-            }
-        })
-        .max()
-        .unwrap_or(0);
-    let len = longest.max(7) + 1;
-    let mut opts = MergeOptions::new();
-    opts.set_conflict_style(ConflictStyle::Merge)
-        .set_incomplete_hunk_style(IncompleteHunkStyle::Git)
-        .set_conflict_marker_length(len);
-    match opts.merge_bytes(base, session, workspace) {
-        Ok(clean) => TextMerge::Clean(clean),
-        Err(marked) => {
-            let open = [vec![b'<'; len], b" ours\n".to_vec()].concat();
-            let mid = [vec![b'='; len], b"\n".to_vec()].concat();
-            let close = [vec![b'>'; len], b" theirs\n".to_vec()].concat();
-            let mut out = Vec::with_capacity(marked.len());
-            for line in marked.split_inclusive(|&b| b == b'\n') {
-                if line == open.as_slice() {
-                    out.extend_from_slice(b"<<<<<<< session\n");
-                } else if line == mid.as_slice() {
-                    out.extend_from_slice(b"=======\n");
-                } else if line == close.as_slice() {
-                    out.extend_from_slice(b">>>>>>> workspace\n");
-                } else {
-                    out.extend_from_slice(line);
-                }
-            }
-            TextMerge::Conflict {
-                hunks: conflict_hunks(base, session, workspace),
-                marked: out,
+    let (b, s, w) = (lines(base), lines(session), lines(workspace));
+    let regions = lines::regions(&b, &s, &w);
+    let conflicted = regions.iter().any(|r| r.mode == 0);
+    let mut out = Vec::with_capacity(session.len().max(workspace.len()));
+    let mut hunks = Vec::new();
+    let mut cur: isize = 0;
+    let push_all =
+        |out: &mut Vec<u8>, ls: &[&[u8]]| ls.iter().for_each(|l| out.extend_from_slice(l));
+    // A side's lines between markers end with a newline (git adds one after an incomplete
+    // last line).
+    let push_side = |out: &mut Vec<u8>, ls: &[&[u8]]| {
+        push_all(out, ls);
+        if !ls.is_empty() && !out.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+    };
+    let range = |a: isize, n: isize| {
+        let (a, n) = (a.max(0) as usize, n.max(0) as usize);
+        LineRange {
+            start: if n > 0 { a + 1 } else { a },
+            count: n,
+        }
+    };
+    let of = lines::Region::of;
+    for r in &regions {
+        if r.mode == 4 {
+            continue;
+        }
+        push_all(&mut out, of(&s, cur, r.i1 - cur));
+        match r.mode {
+            1 => push_all(&mut out, of(&s, r.i1, r.chg1)),
+            2 => push_all(&mut out, of(&w, r.i2, r.chg2)),
+            _ => {
+                out.extend_from_slice(b"<<<<<<< session\n");
+                push_side(&mut out, of(&s, r.i1, r.chg1));
+                out.extend_from_slice(b"=======\n");
+                push_side(&mut out, of(&w, r.i2, r.chg2));
+                out.extend_from_slice(b">>>>>>> workspace\n");
+                hunks.push(Hunk {
+                    base: range(r.i0, r.chg0),
+                    session: range(r.i1, r.chg1),
+                    workspace: range(r.i2, r.chg2),
+                });
             }
         }
+        cur = r.i1 + r.chg1;
     }
-}
-
-/// One change of a line diff, 0-based half-open line ranges in the old and the new text.
-#[derive(Debug, Clone, Copy)]
-struct Edit {
-    old: (usize, usize),
-    new: (usize, usize),
-}
-
-/// The changes base → `text`, from diffy's diff with no context (the same diff its merge uses).
-fn edits(base: &[u8], text: &[u8]) -> Vec<Edit> {
-    let patch = diffy::DiffOptions::new()
-        .set_context_len(0)
-        .create_patch_bytes(base, text);
-    let zero_based = |r: diffy::HunkRange| {
-        let start = if r.is_empty() {
-            r.start()
-        } else {
-            r.start() - 1
-        };
-        (start, start + r.len())
-    };
-    patch
-        .hunks()
-        .iter()
-        .map(|h| Edit {
-            old: zero_based(h.old_range()),
-            new: zero_based(h.new_range()),
-        })
-        .collect()
+    push_all(&mut out, of(&s, cur, s.len() as isize - cur));
+    if conflicted {
+        TextMerge::Conflict { hunks, marked: out }
+    } else {
+        TextMerge::Clean(out)
+    }
 }
 
 fn lines(text: &[u8]) -> Vec<&[u8]> {
     text.split_inclusive(|&b| b == b'\n').collect()
-}
-
-/// The conflicting regions of a line merge: the two sides' changes are grouped where their
-/// base ranges overlap or touch (as in diffy's merge and git's `xdl_merge`); a group is a
-/// conflict unless both sides give the same lines or one side gives the base's lines.
-fn conflict_hunks(base: &[u8], session: &[u8], workspace: &[u8]) -> Vec<Hunk> {
-    let (b, s, w) = (lines(base), lines(session), lines(workspace));
-    let (es, ew) = (edits(base, session), edits(base, workspace));
-    let mut all: Vec<(usize, usize, bool)> = es
-        .iter()
-        .map(|e| (e.old.0, e.old.1, true))
-        .chain(ew.iter().map(|e| (e.old.0, e.old.1, false)))
-        .collect();
-    all.sort_by_key(|&(start, end, _)| (start, end));
-    // Groups of base ranges.
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    for (start, end, _) in all {
-        match groups.last_mut() {
-            Some(g) if start <= g.1 => g.1 = g.1.max(end),
-            _ => groups.push((start, end)),
-        }
-    }
-    // A base range mapped onto a side through that side's edits.
-    // (Every edit of a group starts inside it; earlier groups end before it starts.)
-    let map = |edits: &[Edit], (gs, ge): (usize, usize)| {
-        let delta = |e: &Edit| (e.new.1 - e.new.0) as isize - (e.old.1 - e.old.0) as isize;
-        let before: isize = edits.iter().filter(|e| e.old.0 < gs).map(delta).sum();
-        let inside: isize = edits
-            .iter()
-            .filter(|e| (gs..=ge).contains(&e.old.0))
-            .map(delta)
-            .sum();
-        (
-            (gs as isize + before) as usize,
-            (ge as isize + before + inside) as usize,
-        )
-    };
-    let range = |(a, z): (usize, usize)| LineRange {
-        start: if z > a { a + 1 } else { a },
-        count: z - a,
-    };
-    let mut out = Vec::new();
-    for g in groups {
-        let (ss, se) = map(&es, g);
-        let (ws, we) = map(&ew, g);
-        let (bs, bw, sw) = (&b[g.0..g.1], &s[ss..se], &w[ws..we]);
-        if sw == bw || bs == sw || bs == bw {
-            continue;
-        }
-        out.push(Hunk {
-            base: range(g),
-            session: range((ss, se)),
-            workspace: range((ws, we)),
-        });
-    }
-    out
 }
 
 #[cfg(test)]
@@ -383,6 +324,45 @@ mod tests {
         assert_eq!(
             marked,
             b"a\n<<<<<<< session\nB\n=======\nX\nY\n>>>>>>> workspace\nc\n".to_vec()
+        );
+    }
+
+    #[test]
+    fn both_appending_at_the_end_conflicts_as_in_git() {
+        // git merge-file: a conflict (`}` against `a`); diffy's alignment called it clean.
+        let TextMerge::Conflict { hunks, marked } =
+            merge_text(b"a\nc\na\n", b"a\nc\na\n}\n", b"c\na\na\n")
+        else {
+            panic!("expected a conflict")
+        };
+        assert_eq!(
+            marked,
+            b"c\na\n<<<<<<< session\n}\n=======\na\n>>>>>>> workspace\n".to_vec()
+        );
+        assert_eq!(hunks.len(), 1);
+        // Different lines appended on both sides, without final newlines: a conflict.
+        assert!(matches!(
+            merge_text(b"x\n", b"x\ny", b"x\nz"),
+            TextMerge::Conflict { .. }
+        ));
+        // The same lines appended: clean.
+        assert_eq!(
+            merge_text(b"x\n", b"x\ny\n", b"x\ny\n"),
+            TextMerge::Clean(b"x\ny\n".to_vec())
+        );
+    }
+
+    #[test]
+    fn an_insertion_aligned_as_git_aligns_it_merges_cleanly() {
+        // git's diff matches `d` with the later `d` and deletes `d }  e`: the insertion
+        // before `c` touches nothing (diffy's alignment made it touch: a conflict).
+        assert_eq!(
+            merge_text(
+                b"e\n\na\nb\nd\nd\n}\ne\n}\nc\n\n",
+                b"e\n\na\nb\nd\nd\n}\ne\n}\nnew3\nc\n\n",
+                b"e\n\na\nb\nd1\nd\n}\nc\n"
+            ),
+            TextMerge::Clean(b"e\n\na\nb\nd1\nd\n}\nnew3\nc\n".to_vec())
         );
     }
 
