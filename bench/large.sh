@@ -17,6 +17,8 @@
 #   nochange  `snapshot --identity` with a warm stat cache | `git status --porcelain`
 #   onefile   the same after rewriting one byte of one file before each run | the same
 #   difftrees `diff --name-status A B` of two stored trees one file apart | nochange above
+#   verify    `verify SID --workdir NEW` (checks the tree out; no obligations) | `git worktree
+#             add --detach NEW` (below 1,000,000 files)
 #   rss       peak RSS of nochange | peak RSS of git status
 # The markdown rows go to standard output and $BENCH_DIR/report-N.md; progress to stderr.
 set -euo pipefail
@@ -134,6 +136,18 @@ C_dt="$GW diff $ID1 $ID2 --name-status"
 out=$(eval "$C_dt")
 [[ $out == "M	$F" || $out == "M $F" ]] || die "diff of the stored trees printed: $out"
 hf difftrees-genesis "$((RUNS + 5))" '' "$C_dt"
+
+# --- verify's checkout vs git worktree add (below 1,000,000 files) ---------------------------
+if (( N < 1000000 )); then
+    SID=$(eval "$GW open" 2> /dev/null)
+    VW=$B/verify-$N; GWT=$B/worktree-$N
+    C_verify="$GW verify $SID --workdir $(q "$VW")"
+    C_wt="git --git-dir=$(q "$GD") worktree add -q --detach $(q "$GWT")"
+    hf verify-genesis "$RUNS" "rm -rf $(q "$VW")" "$C_verify"
+    hf verify-git "$RUNS" "rm -rf $(q "$GWT") && git --git-dir=$(q "$GD") worktree prune" "$C_wt"
+    rm -rf "$VW" "$GWT"
+    git --git-dir="$GD" worktree prune
+fi
 load_after=$(load)
 
 # --- report -----------------------------------------------------------------------------------
@@ -163,6 +177,10 @@ row("one-file-changed snapshot", "onefile-genesis", "onefile-git", "`git status 
     "≤ git status", lambda w, c: w <= 1.0)
 row("cold `snapshot --no-store`", "cold-genesis", "cold-openssl", "serial `openssl dgst -sha256`",
     "≥ 1.6× faster", lambda w, c: w <= 1 / 1.6)
+import os
+if os.path.exists("%s/verify-genesis.json" % r):
+    row("`verify` (its checkout of the tree, no obligations)", "verify-genesis", "verify-git",
+        "`git worktree add`", "≤ git worktree add", lambda w, c: w <= 1.0)
 row("`diff A B` of two stored trees one file apart", "difftrees-genesis", "nochange-genesis",
     "no-change snapshot", "< 5 %", lambda w, c: w < 0.05)
 g, rr = int(rss_g) / 1024, int(rss_r) / 1024
