@@ -13,6 +13,13 @@
           ~5%  medium binary files (64 KiB .. 4 MiB, random bytes)
           32   large binary files, sized so the total is exact (each <= 48 MiB)
 
+    gen.py small DIR [--seed N] [--files N] [--distinct N]
+        Writes a tree of exactly --files small source-like text files (60 B .. 8 KiB,
+        log-uniform; the last one is genesis.json), 50 files per directory in two levels
+        (dNNN/dNN/fNNNNNNN.txt), fast enough for 1,000,000 files. --distinct N (default: every
+        file distinct) draws the contents from a pool of N, so a 1M-file tree stores N blobs
+        (git and Genesis alike) and the disk needed stays the trees' own 4 KiB blocks.
+
     gen.py change DIR [--seed N] [--count N]
         Changes --count text files of DIR in place (one line rewritten in the middle of each;
         sizes may change) and prints the changed paths. DIR is normally a copy of a tree.
@@ -147,6 +154,42 @@ def cmd_tree(argv):
     print("%d files, %d bytes" % (len(entries), got))
 
 
+def cmd_small(argv):
+    root = argv[0]
+    seed = arg(argv, "--seed", 1)
+    files = arg(argv, "--files", 100000)
+    distinct = arg(argv, "--distinct", 0)
+    rng = random.Random(seed * 6151 + 11)
+    pool = [
+        " ".join(rng.choice(WORDS) for _ in range(rng.randrange(3, 14))) + ";"
+        for _ in range(8192)
+    ]
+    n = files - 1
+
+    def content(i):
+        size = int(math.exp(rng.uniform(math.log(60), math.log(8192))))
+        return ("// file %d\n" % i).encode("ascii") + text_lines(rng, pool, size)
+
+    shared = [content(i) for i in range(distinct)] if distinct else None
+    total = 0
+    made = set()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    for i in range(n):
+        d = os.path.join(root, "d%03d" % (i // 5000), "d%02d" % ((i // 50) % 100))
+        if d not in made:
+            os.makedirs(d, exist_ok=True)
+            made.add(d)
+        data = shared[rng.randrange(distinct)] if shared else content(i)
+        fd = os.open(os.path.join(d, "f%07d.txt" % i), flags, 0o644)
+        os.write(fd, data)
+        os.close(fd)
+        total += len(data)
+    with open(os.path.join(root, "genesis.json"), "wb") as f:
+        f.write(MANIFEST.encode("ascii"))
+    total += len(MANIFEST)
+    print("%d files, %d bytes" % (files, total))
+
+
 def text_files(root):
     out = []
     for dirpath, _dirs, names in os.walk(os.path.join(root, "src")):
@@ -216,6 +259,7 @@ def main():
     cmd, rest = sys.argv[1], sys.argv[2:]
     {
         "tree": cmd_tree,
+        "small": cmd_small,
         "change": cmd_change,
         "pick-text": cmd_pick_text,
         "poke": cmd_poke,

@@ -14,6 +14,13 @@
 #   BENCH_CHANGES  files changed by the change set of rows 4 and 5 (default 1000)
 #   BENCH_RUNS     timed runs per command (default 5; git add -A and the apply rows use
 #                  max(3, BENCH_RUNS - 2)); the median is reported
+#   BENCH_SIZES    tree sizes to measure, e.g. "4096 100000 1000000" (default "4096"): 4096 is
+#                  the 1 GiB mixed tree below; any other size N runs bench/large.sh N, a tree
+#                  of N small files generated on demand (gen.py small) with the rows of
+#                  issue 11 side by side with git (no-change and one-file snapshots vs
+#                  `git status --porcelain`, peak RSS, cold snapshot vs openssl, store size vs
+#                  .git/objects, diff of two stored trees vs the no-change snapshot). 1,000,000
+#                  files need ~6 GiB under BENCH_DIR and ~10 minutes.
 #   GENESIS_BIN    use this binary instead of building one
 #   CARGO_TARGET_DIR  where to build (default /tmp/bench-target)
 #
@@ -57,6 +64,15 @@ G=$(cd "$(dirname "$G")" && pwd)/$(basename "$G")
 B=${BENCH_DIR:-$(mktemp -d /tmp/genesis-bench.XXXXXX)}
 mkdir -p "$B"
 B=$(cd "$B" && pwd)
+
+# --- sizes other than the 4096-file tree: bench/large.sh ------------------------------------------
+SIZES=${BENCH_SIZES:-4096}
+for n in $SIZES; do
+    [[ $n == 4096 ]] && continue
+    log "large tree: $n files (bench/large.sh)"
+    GENESIS_BIN=$G BENCH_DIR=$B BENCH_SEED=$SEED "$HERE/large.sh" "$n"
+done
+[[ " $SIZES " == *" 4096 "* ]] || exit 0
 T=$B/base          # the tree
 T2=$B/changed      # the tree with the change set
 R=$B/results       # hyperfine JSON, RSS files

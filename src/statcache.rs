@@ -23,7 +23,6 @@
 //! before the snapshot started; younger files are read again next time. A cached entry is used
 //! only when size, mtime, ctime (which no `touch` can set back), inode and device all match.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::hash::Digest;
@@ -102,10 +101,56 @@ pub trait Hashed {
     fn blob(&self) -> Digest;
 }
 
-/// A loaded stat cache.
+/// A blob and its size in bytes, as hashing a file gives them.
+impl Hashed for (Digest, u64) {
+    fn bytes(&self) -> u64 {
+        self.1
+    }
+    fn blob(&self) -> Digest {
+        self.0
+    }
+}
+
+/// A loaded stat cache: its entries sorted by path bytes, the paths packed in one string (no
+/// allocation per entry; looked up by binary search or, for a sorted list of files, by one
+/// merge pass, [`StatCache::lookup_sorted`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StatCache {
-    entries: HashMap<String, (StatKey, Digest)>,
+    /// Every entry's path, one after the other.
+    paths: String,
+    /// Per entry, sorted by path: the end of its path in `paths` (it starts where the previous
+    /// one ends), its `lstat` fields and its blob.
+    entries: Vec<(usize, StatKey, Digest)>,
+}
+
+/// Builds a [`StatCache`] from entries given in strictly increasing path order.
+#[derive(Default)]
+struct Builder {
+    cache: StatCache,
+}
+
+impl Builder {
+    fn with_capacity(entries: usize, path_bytes: usize) -> Builder {
+        Builder {
+            cache: StatCache {
+                paths: String::with_capacity(path_bytes),
+                entries: Vec::with_capacity(entries),
+            },
+        }
+    }
+
+    /// Adds an entry; `false` (nothing added) if `path` does not sort after the last one.
+    fn push(&mut self, path: &str, stat: StatKey, blob: Digest) -> bool {
+        let c = &mut self.cache;
+        if let Some(last) = c.entries.len().checked_sub(1)
+            && c.path(last) >= path
+        {
+            return false;
+        }
+        c.paths.push_str(path);
+        c.entries.push((c.paths.len(), stat, blob));
+        true
+    }
 }
 
 /// Nanoseconds since the Unix epoch, now.
@@ -139,7 +184,7 @@ impl StatCache {
             return None;
         }
         let count = u32::from_le_bytes(body[12..16].try_into().ok()?) as usize;
-        let mut entries = HashMap::with_capacity(count.min(body.len() / (4 + FIXED)));
+        let mut b = Builder::with_capacity(count.min(body.len() / (4 + FIXED)), body.len());
         let mut rest = &body[HEADER..];
         let u64_at = |b: &[u8], at: usize| -> Option<u64> {
             Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
@@ -156,22 +201,24 @@ impl StatCache {
                 dev: u64_at(f, 32)?,
             };
             let blob = Digest::from_bytes(f[40..72].try_into().ok()?);
-            entries.insert(path.to_owned(), (stat, blob));
+            // Entries are written sorted by path, each once; a file that is not is not a cache.
+            if !b.push(path, stat, blob) {
+                return None;
+            }
             rest = &rest[4 + len + FIXED..];
         }
-        rest.is_empty().then_some(StatCache { entries })
+        rest.is_empty().then_some(b.cache)
     }
 
     /// The bytes of the cache file (module documentation), entries sorted by path.
     pub fn encode(&self) -> Vec<u8> {
-        let mut entries: Vec<(&String, &(StatKey, Digest))> = self.entries.iter().collect();
-        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let size: usize = entries.iter().map(|(p, _)| 4 + p.len() + FIXED).sum();
+        let size = self.paths.len() + self.entries.len() * (4 + FIXED);
         let mut out = Vec::with_capacity(HEADER + size + TRAILER);
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
-        for (path, (stat, blob)) in entries {
+        out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
+        for (i, (_, stat, blob)) in self.entries.iter().enumerate() {
+            let path = self.path(i);
             out.extend_from_slice(&(path.len() as u32).to_le_bytes());
             out.extend_from_slice(path.as_bytes());
             out.extend_from_slice(&stat.size.to_le_bytes());
@@ -186,28 +233,71 @@ impl StatCache {
         out
     }
 
-    /// The cached blob of `path`, if its `lstat` fields are exactly `stat`.
+    /// The path of entry `i`.
+    fn path(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.entries[i - 1].0 };
+        &self.paths[start..self.entries[i].0]
+    }
+
+    /// The cached blob of `path`, if its `lstat` fields are exactly `stat` (binary search).
     pub fn lookup(&self, path: &str, stat: &StatKey) -> Option<Digest> {
-        match self.entries.get(path) {
-            Some((s, blob)) if s == stat => Some(*blob),
-            _ => None,
+        let (mut lo, mut hi) = (0, self.entries.len());
+        let mut found = None;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.path(mid).cmp(path) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    found = Some(mid);
+                    break;
+                }
+            }
         }
+        let i = found?;
+        let (_, s, blob) = &self.entries[i];
+        (s == stat).then_some(*blob)
+    }
+
+    /// [`StatCache::lookup`] for each of `files`, which are sorted by path bytes (as
+    /// [`crate::snapshot::scan`] gives them): one pass over both lists, no search.
+    pub fn lookup_sorted(&self, files: &[ScannedFile]) -> Vec<Option<Digest>> {
+        let mut out = Vec::with_capacity(files.len());
+        let mut i = 0;
+        for f in files {
+            let p = f.path.as_str();
+            while i < self.entries.len() && self.path(i) < p {
+                i += 1;
+            }
+            out.push(match self.entries.get(i) {
+                Some((_, s, blob)) if *s == f.stat && self.path(i) == p => Some(*blob),
+                _ => None,
+            });
+        }
+        out
     }
 
     /// The cache after a snapshot that started at `started_ns`: every file (`files` and
     /// `hashed` in the same order) except the racy ones.
     pub fn from_scan<H: Hashed>(files: &[ScannedFile], hashed: &[H], started_ns: i64) -> StatCache {
         let limit = started_ns.saturating_sub(RACY_WINDOW_NS);
-        StatCache {
-            entries: files
-                .iter()
-                .zip(hashed)
-                .filter(|(f, h)| {
-                    f.stat.mtime_ns < limit && f.stat.ctime_ns < limit && f.stat.size == h.bytes()
-                })
-                .map(|(f, h)| (f.path.to_string(), (f.stat, h.blob())))
-                .collect(),
+        let bytes = files.iter().map(|f| f.path.as_str().len()).sum();
+        let mut b = Builder::with_capacity(files.len(), bytes);
+        let mut sorted: Vec<(&ScannedFile, &H)> = files
+            .iter()
+            .zip(hashed)
+            .filter(|(f, h)| {
+                f.stat.mtime_ns < limit && f.stat.ctime_ns < limit && f.stat.size == h.bytes()
+            })
+            .collect();
+        if !sorted.is_sorted_by(|a, b| a.0.path < b.0.path) {
+            sorted.sort_by(|a, b| a.0.path.cmp(&b.0.path));
         }
+        for (f, h) in sorted {
+            // A path given twice keeps its first entry.
+            b.push(f.path.as_str(), f.stat, h.blob());
+        }
+        b.cache
     }
 
     /// Number of entries.
@@ -244,7 +334,7 @@ mod tests {
     use super::*;
 
     fn sample() -> StatCache {
-        let mut entries = HashMap::new();
+        let mut b = Builder::default();
         for (i, p) in ["a", "dir/b.txt", "é/ü"].iter().enumerate() {
             let stat = StatKey {
                 size: 10 + i as u64,
@@ -253,9 +343,46 @@ mod tests {
                 ino: u64::MAX - i as u64,
                 dev: 2049,
             };
-            entries.insert((*p).to_owned(), (stat, Digest::of(p.as_bytes())));
+            assert!(b.push(p, stat, Digest::of(p.as_bytes())));
         }
-        StatCache { entries }
+        b.cache
+    }
+
+    #[test]
+    fn lookups_find_exact_entries_only() {
+        let c = sample();
+        let stat = |i: u64| StatKey {
+            size: 10 + i,
+            mtime_ns: -5 + i as i64,
+            ctime_ns: 1_700_000_000_123_456_789,
+            ino: u64::MAX - i,
+            dev: 2049,
+        };
+        assert_eq!(
+            c.lookup("dir/b.txt", &stat(1)),
+            Some(Digest::of(b"dir/b.txt"))
+        );
+        assert_eq!(c.lookup("dir/b.txt", &stat(2)), None);
+        assert_eq!(c.lookup("dir", &stat(1)), None);
+        let files: Vec<ScannedFile> = [("a", 0), ("b", 1), ("dir/b.txt", 1), ("é/ü", 0)]
+            .iter()
+            .map(|(p, i)| ScannedFile {
+                path: WorkspacePath::new(*p).unwrap(),
+                fs_path: PathBuf::from(p),
+                bytes: stat(*i).size,
+                executable: false,
+                stat: stat(*i),
+            })
+            .collect();
+        assert_eq!(
+            c.lookup_sorted(&files),
+            vec![
+                Some(Digest::of(b"a")),
+                None,
+                Some(Digest::of(b"dir/b.txt")),
+                None
+            ]
+        );
     }
 
     #[test]

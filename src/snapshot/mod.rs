@@ -346,6 +346,12 @@ impl Snapshot {
         if self.format != SnapshotFormat::V0_2 {
             return None;
         }
+        if let Some(t) = &self.tree
+            && t.executable_matches(executable)
+        {
+            // The nodes were built from these files (or read with them) and these bits.
+            return Some(t.clone());
+        }
         let built = crate::tree::build(&self.files, executable, self.tree.as_deref());
         match &self.tree {
             Some(t) if built.fresh_count() == 0 => Some(t.clone()),
@@ -649,6 +655,7 @@ fn check_order(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
     Ok(())
 }
 
+mod collect;
 mod parents;
 mod walk;
 

@@ -1,7 +1,10 @@
 //! Finding a tree's member files and hashing them (the membership rules of
 //! [`crate::snapshot`], DESIGN section 2).
 
+use super::collect::{Collector, ScanParts, is_executable, walk_threads};
 use super::*;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicUsize;
 
 /// Options for [`scan`] and [`snapshot_dir`].
 #[derive(Debug, Clone)]
@@ -271,64 +274,31 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         true
     });
 
-    let mut out = ScanOutcome::default();
-    for entry in builder.build() {
-        let entry = entry.map_err(|e| walk_error(root, e))?;
-        if entry.depth() == 0 {
-            continue;
-        }
-        let Some(ft) = entry.file_type() else {
-            continue;
-        };
-        if ft.is_dir() {
-            continue;
-        }
-        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-        let reason = special_reason(&ft);
-        if reason == Some(SkipReason::Symlink)
-            && (entry.file_name() == ".gitignore" || entry.file_name() == ".genesisignore")
-        {
-            // The walker would read the rules through the link (git does not): refuse rather
-            // than let a file outside the tree decide membership.
-            return Err(SnapshotError::IgnoreFileIsLink(entry.path().into()));
-        }
-        if let Some(reason) = reason {
-            out.skipped.push(Skipped {
-                path: rel_string_lossy(rel),
-                reason,
-            });
-            continue;
-        }
-        let rel_str =
-            rel_to_str(rel).ok_or_else(|| SnapshotError::NonUtf8Path(entry.path().into()))?;
-        let path = WorkspacePath::new(rel_str).map_err(|source| SnapshotError::InvalidPath {
-            fs_path: entry.path().into(),
-            source,
-        })?;
-        let md = entry.metadata().map_err(|e| walk_error(root, e))?;
-        let bytes = md.len();
-        if bytes > opts.max_file_bytes {
-            return Err(SnapshotError::FileTooLarge {
-                path,
-                bytes,
-                limit: opts.max_file_bytes,
-            });
-        }
-        out.files.push(ScannedFile {
-            path,
-            fs_path: entry.into_path(),
-            bytes,
-            executable: is_executable(&md),
-            stat: StatKey::of(&md),
+    // The walk runs on several threads (`ignore`'s parallel walker: one `readdir` per
+    // directory and one `lstat` per file, spread over the cores); each thread collects its own
+    // lists, merged and sorted below, so the result does not depend on the walk's order.
+    let shared = Mutex::new(ScanParts::default());
+    let count = AtomicUsize::new(0);
+    builder
+        .threads(walk_threads())
+        .build_parallel()
+        .visit(&mut Collector {
+            root,
+            opts,
+            count: &count,
+            shared: &shared,
         });
-        if out.files.len() > opts.max_files {
-            return Err(SnapshotError::TooManyFiles {
-                count: out.files.len(),
-                limit: opts.max_files,
-            });
-        }
+    let parts = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = parts.errors.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
+        return Err(e.1);
     }
-    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut out = ScanOutcome {
+        files: parts.files,
+        skipped: parts.skipped,
+        tracked_only: Vec::new(),
+    };
+    // Paths are unique, so an unstable sort gives the one order.
+    out.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if !opts.tracked.is_empty() {
         add_tracked(root, opts, store_rel_tracked.as_deref(), &mut out)?;
@@ -584,31 +554,31 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         .as_deref()
         .map(crate::statcache::StatCache::load)
         .unwrap_or_default();
-    let mut order: Vec<usize> = (0..scanned.files.len()).collect();
+    // Cache hits in one merge pass over the two sorted lists; only the misses are read, on
+    // rayon's threads, largest first.
+    let cached = cache.lookup_sorted(&scanned.files);
+    let mut blobs: Vec<Option<(Digest, u64)>> = scanned
+        .files
+        .iter()
+        .zip(&cached)
+        .map(|(f, c)| {
+            c.filter(|b| (hashing.trust_cached)(b))
+                .map(|b| (b, f.stat.size))
+        })
+        .collect();
+    drop(cached);
+    let mut order: Vec<usize> = (0..scanned.files.len())
+        .filter(|i| blobs[*i].is_none())
+        .collect();
+    let from_cache = scanned.files.len() - order.len();
     order.sort_by_key(|i| std::cmp::Reverse(scanned.files[*i].bytes));
-    let from_cache = std::sync::atomic::AtomicUsize::new(0);
     // One file per task: rayon would otherwise hand the first (largest) quarter of the list to
     // one worker as a single sequential chunk.
-    let results: Vec<(usize, SnapshotFile)> = order
+    let results: Vec<(usize, (Digest, u64))> = order
         .par_iter()
         .with_max_len(1)
         .map(|&i| {
             let f = &scanned.files[i];
-            if let Some(blob) = cache.lookup(f.path.as_str(), &f.stat)
-                && (hashing.trust_cached)(&blob)
-            {
-                {
-                    from_cache.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    return Ok((
-                        i,
-                        SnapshotFile {
-                            path: f.path.clone(),
-                            blob,
-                            bytes: f.stat.size,
-                        },
-                    ));
-                }
-            }
             let (blob, bytes) = (hashing.hash)(&f.fs_path)?;
             if bytes > opts.max_file_bytes {
                 return Err(SnapshotError::FileTooLarge {
@@ -618,34 +588,26 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
                 }
                 .into());
             }
-            Ok((
-                i,
-                SnapshotFile {
-                    path: f.path.clone(),
-                    blob,
-                    bytes,
-                },
-            ))
+            Ok((i, (blob, bytes)))
         })
         .collect::<Result<_, E>>()?;
-    let mut hashed: Vec<Option<SnapshotFile>> = vec![None; scanned.files.len()];
-    for (i, f) in results {
-        hashed[i] = Some(f);
+    for (i, r) in results {
+        blobs[i] = Some(r);
     }
-    let hashed: Vec<SnapshotFile> = hashed.into_iter().flatten().collect();
-    let from_cache = from_cache.into_inner();
+    let blobs: Vec<(Digest, u64)> = blobs.into_iter().flatten().collect();
     // Every file found in the cache and no entry left over: the cache is already what
     // `from_scan` would give (a cached entry was not racy when cached, its fields are the
     // same, and the racy limit only moves forward), so it is neither rebuilt nor rewritten.
     let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
     if let Some(path) = opts.stat_cache.as_ref().filter(|_| !cache_current) {
-        let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started);
+        let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &blobs, started);
         // Rewritten only when an entry changed; a cache that cannot be written only costs
         // speed next time.
         if fresh != cache {
             let _ = fresh.save(path);
         }
     }
+    drop(cache);
     let executable = scanned
         .files
         .iter()
@@ -653,29 +615,21 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         .map(|f| f.path.clone())
         .collect();
     let n = scanned.files.len();
-    let fs_paths = scanned.files.into_iter().map(|f| f.fs_path).collect();
-    // The tree cache sits beside the stat cache: `<key>.tree` beside `<key>.bin`.
-    let tree_cache_path = opts.stat_cache.as_deref().map(|p| p.with_extension("tree"));
-    let known = tree_cache_path
-        .as_deref()
-        .map(crate::tree::TreeCache::load)
-        .unwrap_or_default();
-    let snapshot = Snapshot::with_tree_cache(
-        hashed,
-        &executable,
-        None,
-        tree_cache_path.is_some().then_some(&known),
-    )
-    .map_err(SnapshotError::Document)?;
-    let nodes_hashed = snapshot.built_tree().map_or(0, |t| t.fresh_count());
-    if let (Some(path), Some(tree)) = (&tree_cache_path, snapshot.built_tree()) {
-        let fresh = crate::tree::TreeCache::of(tree);
-        // Rewritten only when a directory changed; one that cannot be written only costs
-        // speed next time.
-        if fresh != known {
-            let _ = fresh.save(path);
-        }
-    }
+    let mut fs_paths = Vec::with_capacity(n);
+    let hashed: Vec<SnapshotFile> = scanned
+        .files
+        .into_iter()
+        .zip(blobs)
+        .map(|(f, (blob, bytes))| {
+            fs_paths.push(f.fs_path);
+            SnapshotFile {
+                path: f.path,
+                blob,
+                bytes,
+            }
+        })
+        .collect();
+    let (snapshot, nodes_hashed) = snapshot_with_tree_cache(opts, hashed, &executable)?;
     Ok(SnapshotOutcome {
         snapshot,
         executable,
@@ -686,6 +640,43 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         nodes_hashed,
         tracked_only: scanned.tracked_only,
     })
+}
+
+/// The snapshot of `hashed` with the executable bits `executable`, its v0.2 nodes taken from
+/// and saved to the tree cache beside [`SnapshotOptions::stat_cache`] when there is one; and
+/// how many nodes were hashed.
+fn snapshot_with_tree_cache(
+    opts: &SnapshotOptions,
+    hashed: Vec<SnapshotFile>,
+    executable: &BTreeSet<WorkspacePath>,
+) -> Result<(Snapshot, usize), SnapshotError> {
+    // The tree cache sits beside the stat cache: `<key>.tree` beside `<key>.bin`.
+    let tree_cache_path = opts.stat_cache.as_deref().map(|p| p.with_extension("tree"));
+    let known = tree_cache_path
+        .as_deref()
+        .map(crate::tree::TreeCache::load)
+        .unwrap_or_default();
+    let snapshot = Snapshot::with_tree_cache(
+        hashed,
+        executable,
+        None,
+        tree_cache_path.is_some().then_some(&known),
+    )
+    .map_err(SnapshotError::Document)?;
+    let nodes_hashed = snapshot.built_tree().map_or(0, |t| t.fresh_count());
+    if let (Some(path), Some(tree)) = (&tree_cache_path, snapshot.built_tree())
+        // Every directory took its identity from the cache, and the cache has no other: it is
+        // already what `TreeCache::of` would give.
+        && !(nodes_hashed == 0 && known.len() == tree.node_count())
+    {
+        let fresh = crate::tree::TreeCache::of(tree);
+        // Rewritten only when a directory changed; one that cannot be written only costs
+        // speed next time.
+        if fresh != known {
+            let _ = fresh.save(path);
+        }
+    }
+    Ok((snapshot, nodes_hashed))
 }
 
 /// Opens `path` for reading without following a symbolic link and without blocking on a FIFO,
@@ -730,59 +721,4 @@ pub fn hash_file(path: &Path) -> Result<(Digest, u64), SnapshotError> {
         path: path.into(),
         source,
     })
-}
-
-fn is_executable(md: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    md.permissions().mode() & 0o100 != 0
-}
-
-fn special_reason(ft: &std::fs::FileType) -> Option<SkipReason> {
-    use std::os::unix::fs::FileTypeExt;
-    if ft.is_file() {
-        None
-    } else if ft.is_symlink() {
-        Some(SkipReason::Symlink)
-    } else if ft.is_fifo() {
-        Some(SkipReason::Fifo)
-    } else if ft.is_socket() {
-        Some(SkipReason::Socket)
-    } else {
-        Some(SkipReason::Device)
-    }
-}
-
-fn rel_to_str(rel: &Path) -> Option<String> {
-    let mut parts = Vec::new();
-    for c in rel.components() {
-        parts.push(c.as_os_str().to_str()?);
-    }
-    Some(parts.join("/"))
-}
-
-fn rel_string_lossy(rel: &Path) -> String {
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-fn walk_error(root: &Path, e: ignore::Error) -> SnapshotError {
-    let path = error_path(&e).unwrap_or_else(|| root.to_path_buf());
-    let source = match e.into_io_error() {
-        Some(io) => io,
-        None => std::io::Error::other("walk error"),
-    };
-    SnapshotError::Walk { path, source }
-}
-
-fn error_path(e: &ignore::Error) -> Option<PathBuf> {
-    match e {
-        ignore::Error::WithPath { path, .. } => Some(path.clone()),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            error_path(err)
-        }
-        ignore::Error::Loop { child, .. } => Some(child.clone()),
-        _ => None,
-    }
 }

@@ -463,6 +463,26 @@ impl BuiltTree {
         self.dirs.len()
     }
 
+    /// Whether the files marked executable in these nodes are exactly `executable` (each
+    /// path looked up in its directory's node; no node is rebuilt).
+    pub fn executable_matches(&self, executable: &BTreeSet<WorkspacePath>) -> bool {
+        let marked: usize = self
+            .dirs
+            .values()
+            .map(|n| n.node.files.iter().filter(|f| f.executable).count())
+            .sum();
+        marked == executable.len()
+            && executable.iter().all(|p| {
+                let (dir, name) = p.as_str().rsplit_once('/').unwrap_or(("", p.as_str()));
+                self.dirs.get(dir).is_some_and(|n| {
+                    n.node
+                        .files
+                        .binary_search_by(|f| f.name.as_str().cmp(name))
+                        .is_ok_and(|i| n.node.files[i].executable)
+                })
+            })
+    }
+
     /// How many nodes this build serialised and hashed.
     pub fn fresh_count(&self) -> usize {
         self.dirs.values().filter(|n| n.fresh).count()
