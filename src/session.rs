@@ -219,6 +219,20 @@ pub struct SessionState {
     /// Kept so that no recorded patch or snapshot is lost (and a store collector keeps them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebased: Vec<Rebased>,
+    /// When the last verification took an acceptance record made elsewhere instead of
+    /// running the obligations (`verify --reuse-acceptance`): which, and from where. `None`
+    /// when the obligations ran here (then [`SessionState::logs`] holds their output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused_acceptance: Option<ReusedAcceptance>,
+}
+
+/// An acceptance record `verify --reuse-acceptance` took (DESIGN section 12).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ReusedAcceptance {
+    /// The record's name (now also in the local store).
+    pub acceptance: Digest,
+    /// Where it came from (the remote URL).
+    pub source: String,
 }
 
 /// One `genesis rebase` of a session: the history it replaced.

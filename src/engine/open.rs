@@ -244,6 +244,7 @@ impl Engine {
             // Found by the scan itself: the tracked files its walk left out (no extra cost).
             base_tracked: Some(outcome.tracked_only.clone()),
             rebased: Vec::new(),
+            reused_acceptance: None,
         };
         let guard = self.create_session(lock, session, state);
         let Some(dir) = &opts.checkout else {
