@@ -226,7 +226,7 @@ pub struct SessionState {
     pub reused_acceptance: Option<ReusedAcceptance>,
 }
 
-/// An acceptance record `verify --reuse-acceptance` took (DESIGN section 12).
+/// An acceptance record `verify --reuse-acceptance` took (DESIGN section 13).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReusedAcceptance {
     /// The record's name (now also in the local store).

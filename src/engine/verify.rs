@@ -35,7 +35,7 @@ pub struct VerifyOptions {
 pub type OfferedRecords = Result<Vec<(Digest, Vec<u8>)>, String>;
 
 /// A place to find acceptance records made elsewhere (the remote store implements it, feature
-/// `remote`; DESIGN section 12, "Acceptance reuse").
+/// `remote`; DESIGN section 13, "Acceptance reuse").
 pub trait AcceptanceSource: std::fmt::Debug + Send + Sync {
     /// Where the records come from (a remote URL), for output and session state.
     fn source(&self) -> String;

@@ -1,6 +1,6 @@
 //! "Was this exact snapshot accepted?" on the remote: `genesis check --remote URL --accepted
 //! SNAPSHOT [--obligations HASH]`, and the records `verify --reuse-acceptance` takes
-//! (DESIGN section 12, "Acceptance reuse").
+//! (DESIGN section 13, "Acceptance reuse").
 //!
 //! Push indexes every passing acceptance record of a session under
 //! `acceptances/<snapshot>/<manifest>/<acceptance>`, the body the pusher's [`Environment`].

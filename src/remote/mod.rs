@@ -1,4 +1,4 @@
-//! A shared store on object storage (DESIGN section 12, "Remote store"): `genesis push`,
+//! A shared store on object storage (DESIGN section 13, "Remote store"): `genesis push`,
 //! `genesis pull`, `genesis check --remote URL --accepted SNAPSHOT` and
 //! `genesis verify --reuse-acceptance`, on Apache Arrow's `object_store` crate (S3 and
 //! S3-compatible services, Google Cloud Storage, Azure Blob Storage, local files, memory).
