@@ -224,6 +224,14 @@ fn verify_reuses_a_remote_acceptance_only_when_asked() {
     .unwrap();
     assert_eq!(state["reused_acceptance"]["acceptance"], acceptance);
     assert_eq!(state["reused_acceptance"]["source"], url.as_str());
+    let status = ok(&run_in(ws1.path(), &["status", "s3"]));
+    assert!(
+        status.contains(&format!(
+            "\nacceptance {} was reused from {url}: no obligation ran here\n",
+            acceptance.as_str().unwrap()
+        )),
+        "{status}"
+    );
     ok(&run_in(ws1.path(), &["apply", "s3"]));
 
     // The default still runs them; a snapshot with no record runs them too, saying so.
