@@ -10,9 +10,9 @@
 #   BENCH_DIR      trees, venv and stores (default: a new mktemp -d under /tmp; kept)
 #   BENCH_SEED     content seed (default 1)
 #   BENCH_FILES    files in the tree, genesis.json included (default 4096)
-#   BENCH_BYTES    total bytes (default 268435456 = 256 MiB: moto keeps every object in
-#                  its Python process's memory, so the 1 GiB tree of bench/run.sh is cut to
-#                  a quarter; the file count, the mix and the layout are the same)
+#   BENCH_BYTES    total bytes (default 1073741824 = 1 GiB, the tree of bench/run.sh; moto
+#                  keeps every object in its Python process's memory: ~2 GiB at the peak,
+#                  each run's buckets are emptied after it)
 #   BENCH_RUNS     timed runs of each side (default 3; the median is reported)
 #   BENCH_CONCURRENCY  transfers in flight, both sides (default 16)
 #   GENESIS_BIN    use this binary (built with --features remote) instead of building one
@@ -23,7 +23,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$HERE")
 SEED=${BENCH_SEED:-1}
 FILES=${BENCH_FILES:-4096}
-BYTES=${BENCH_BYTES:-268435456}
+BYTES=${BENCH_BYTES:-1073741824}
 RUNS=${BENCH_RUNS:-3}
 CONC=${BENCH_CONCURRENCY:-16}
 log() { printf '[bench-remote %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
