@@ -12,7 +12,7 @@ use super::{
 };
 use crate::hash::Digest;
 use crate::session::{Session, SessionState};
-use crate::store::{Store, StoreError, write_atomic};
+use crate::store::{Store, StoreError};
 
 /// Options of [`pull`].
 #[derive(Debug, Clone)]
@@ -185,7 +185,7 @@ async fn pull_all(
     let stage_ref = &stage;
     let got = for_each_bounded(fetch, opts.concurrency, |d| async move {
         let bytes = remote.get_object(&d, "a closure").await?;
-        write_atomic(stage_ref, &d.to_hex(), &bytes)?;
+        stage_object(stage_ref, &d, &bytes)?;
         Ok(bytes.len() as u64)
     })
     .await;
@@ -224,6 +224,22 @@ async fn pull_all(
     })
 }
 
+/// Writes a checked object into the staging directory: a temp file renamed into place, not
+/// fsynced (staging only spares a resumed pull the download; what enters the store is checked
+/// again and written durably by [`Store::write_object`]; a staged file torn by a power loss
+/// fails that check and is removed).
+fn stage_object(stage: &std::path::Path, d: &Digest, bytes: &[u8]) -> Result<(), StoreError> {
+    let target = stage.join(d.to_hex());
+    let io = |source| StoreError::Io {
+        path: target.clone(),
+        source,
+    };
+    crate::fault::point(&format!("stage {}", target.display())).map_err(io)?;
+    let tmp = stage.join(format!(".tmp-{}", d.to_hex()));
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, &target).map_err(io)
+}
+
 /// Moves the staged objects into the store (each checked again against its name).
 fn commit_objects(
     store: &Store,
@@ -242,7 +258,7 @@ fn commit_objects(
             let _ = std::fs::remove_file(&path);
             return Err(RemoteError::Corrupt {
                 url: remote.url().to_owned(),
-                key: path.display().to_string(),
+                key: format!("{} (staged; removed: pull again)", path.display()),
                 expected: *d,
                 actual,
             });
