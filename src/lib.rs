@@ -40,6 +40,8 @@ pub mod merge;
 pub mod obligation;
 pub mod patch;
 pub mod path;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod report;
 pub mod schema;
 pub mod session;

@@ -227,6 +227,20 @@ pub struct SessionState {
     /// section 4). `None` without a checkout, and for sessions made before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkout_from: Option<Digest>,
+    /// When the last verification took an acceptance record made elsewhere instead of
+    /// running the obligations (`verify --reuse-acceptance`): which, and from where. `None`
+    /// when the obligations ran here (then [`SessionState::logs`] holds their output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused_acceptance: Option<ReusedAcceptance>,
+}
+
+/// An acceptance record `verify --reuse-acceptance` took (DESIGN section 13).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ReusedAcceptance {
+    /// The record's name (now also in the local store).
+    pub acceptance: Digest,
+    /// Where it came from (the remote URL).
+    pub source: String,
 }
 
 /// One `genesis rebase` of a session: the history it replaced.

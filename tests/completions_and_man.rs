@@ -29,7 +29,7 @@ fn subcommands() -> Vec<String> {
 #[test]
 fn the_bash_script_completes_every_subcommand() {
     let names = subcommands();
-    assert_eq!(names.len(), 21, "{names:?}");
+    assert_eq!(names.len(), 23, "{names:?}");
     let d = tempfile::tempdir().unwrap();
     let script = ok(&run_in(d.path(), &["completions", "bash"]));
     assert!(script.starts_with("_genesis() {\n"), "{}", &script[..80]);

@@ -7,7 +7,7 @@ mod common;
 
 use common::{code, ok, run_in, stderr, stdout};
 
-const ALL: [&str; 21] = [
+const ALL: [&str; 23] = [
     "init",
     "snapshot",
     "diff",
@@ -29,6 +29,8 @@ const ALL: [&str; 21] = [
     "man",
     "mcp",
     "gc",
+    "push",
+    "pull",
 ];
 
 const EMITTING: [&str; 6] = ["open", "patch", "verify", "apply", "abort", "bpt"];

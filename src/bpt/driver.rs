@@ -440,6 +440,7 @@ impl Turn<'_> {
             secrets: request.secrets(),
             extra_obligations: request.post_obligations(opts.command_timeout_s),
             retry_advice: Some("fix the worktree and send CONTINUE".into()),
+            reuse: None,
         };
         let v = engine.verify_patch(self.session, &vopts, &mut Both(em, human))?;
         Ok(self.verified(&v))

@@ -17,8 +17,95 @@ pub struct Args {
     /// of a snapshot in the store), a file holding a snapshot document or the JSON output of
     /// `genesis snapshot` (with or without --identity), or `-` for such a document on
     /// standard input.
-    #[arg(long, value_name = "IDENTITY|FILE|-")]
-    expect: String,
+    #[arg(
+        long,
+        value_name = "IDENTITY|FILE|-",
+        required_unless_present = "accepted",
+        conflicts_with = "accepted"
+    )]
+    expect: Option<String>,
+    /// Instead of a tree: is an intact acceptance record of this snapshot (64 hex characters,
+    /// or a unique prefix of a snapshot in the store) on the --remote store? Exit 0 yes, 1 no.
+    #[arg(long, value_name = "SNAPSHOT")]
+    accepted: Option<String>,
+    /// With --accepted: only a record whose obligations were read from this manifest blob
+    /// (the record's "manifest", 64 hex characters).
+    #[arg(long, value_name = "HASH", requires = "accepted")]
+    obligations: Option<String>,
+    /// The shared store --accepted asks (else GENESIS_REMOTE; feature `remote`).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "GENESIS_REMOTE",
+        hide_env_values = true
+    )]
+    remote: Option<String>,
+}
+
+/// `check --accepted`: exit 0 when an intact record is on the remote, 1 when not.
+#[cfg(feature = "remote")]
+fn run_accepted(ctx: &Context, args: &Args, snapshot: &str) -> Result<u8, CliError> {
+    let remote = super::remote::open(&super::remote::RemoteArgs {
+        remote: args.remote.clone(),
+        concurrency: 1,
+    })?;
+    let snapshot = match snapshot.parse::<Digest>() {
+        Ok(d) => d,
+        Err(_) => {
+            if let Some(e) = super::ids::too_short_snapshot_prefix("--accepted", snapshot) {
+                return Err(e);
+            }
+            super::ids::snapshot(&ctx.store()?, snapshot)?
+        }
+    };
+    let obligations = match &args.obligations {
+        Some(h) => Some(
+            h.parse::<Digest>()
+                .map_err(|e| CliError::usage(format!("--obligations {h:?}: {e}")))?,
+        ),
+        None => None,
+    };
+    let out = genesis::remote::check_accepted(&remote, &snapshot, obligations.as_ref())
+        .map_err(super::remote::remote_err)?;
+    if ctx.json {
+        let mut v = serde_json::to_value(&out).expect("serialisable");
+        v["accepted"] = serde_json::Value::Bool(out.accepted());
+        super::print_json(&v);
+    } else {
+        for r in &out.records {
+            let env = r
+                .environment
+                .as_ref()
+                .map(|e| format!("{} {}, genesis {}", e.os, e.arch, e.genesis))
+                .unwrap_or_else(|| "environment unknown".into());
+            match &r.problem {
+                None => crate::outln!(
+                    "accepted: snapshot {} acceptance {} (manifest {}; {env})",
+                    out.snapshot,
+                    r.acceptance,
+                    r.manifest
+                ),
+                Some(p) => crate::outln!("not intact: acceptance {}: {p}", r.acceptance),
+            }
+        }
+        if !out.accepted() {
+            crate::outln!(
+                "not accepted: no intact acceptance record of snapshot {}{} on {}",
+                out.snapshot,
+                obligations
+                    .map(|o| format!(" with obligations {o}"))
+                    .unwrap_or_default(),
+                out.remote
+            );
+        }
+    }
+    Ok(if out.accepted() { 0 } else { 1 })
+}
+
+/// Without the `remote` feature: exit 2, saying so.
+#[cfg(not(feature = "remote"))]
+fn run_accepted(_ctx: &Context, _args: &Args, _snapshot: &str) -> Result<u8, CliError> {
+    Err(super::remote::unavailable("`genesis check --accepted`"))
 }
 
 /// What `--expect` named: the expected snapshot, its tree when it can be listed, and else why
@@ -166,11 +253,16 @@ fn parse_expected(ctx: &Context, s: &str) -> Result<ExpectedArg, CliError> {
 
 /// Exit 0 when DIR hashes to the expected identity, 1 (with the differing paths) when not.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
+    let expect = match (&args.accepted, &args.expect) {
+        (Some(snapshot), _) => return run_accepted(ctx, args, snapshot),
+        (None, Some(e)) => e,
+        (None, None) => return Err(CliError::usage("give --expect or --accepted")),
+    };
     let ExpectedArg {
         expected,
         tree: expected_tree,
         no_tree_reason,
-    } = parse_expected(ctx, &args.expect)?;
+    } = parse_expected(ctx, expect)?;
     let ws = ctx.workspace_for(args.dir.as_deref());
     let dir = args.dir.clone().unwrap_or_else(|| ws.root().to_path_buf());
     if !dir.is_dir() {

@@ -54,9 +54,12 @@ Examples:
   genesis check --expect adfb3c     the workspace against a stored snapshot (prefix)
   genesis check dist/ --expect dist.snapshot.json
   genesis snapshot --json | ssh ci genesis check --expect -    another tree against this one
+  genesis check --remote s3://ci/genesis --accepted 5f1c…      accepted on the shared store?
 
-Exit status: 0 the tree hashes to the expected identity; 1 it does not (differing paths
-listed); 2 a bad --expect or DIR; 4 I/O error.";
+Exit status: 0 the tree hashes to the expected identity (with --accepted: an intact
+acceptance record of the snapshot, and of --obligations, is on the remote); 1 it does not
+(differing paths listed; with --accepted: no such record); 2 a bad --expect, DIR or
+--remote, or a binary built without the `remote` feature; 4 I/O error.";
 
 /// After `genesis validate --help`.
 pub const VALIDATE: &str = "\
@@ -94,6 +97,7 @@ pub const VERIFY: &str = "\
 Examples:
   genesis verify 01a2e
   genesis verify 01a2e --workdir ~/.cache/genesis-work   keep build caches between runs
+  genesis verify 01a2e --reuse-acceptance --remote s3://ci/genesis   take a record made elsewhere
 
 Exit status: 0 every obligation passed (or there are none: it says so); 1 one failed;
 2 no such session; 3 the session is not open, moved on while verifying, or the store is
@@ -206,6 +210,36 @@ Examples:
   genesis mcp --workspace ~/project    # in an MCP client's \"mcpServers\" entry
 
 Exit status: 0 the client closed standard input; 2 the workspace does not exist; 4 I/O error.";
+
+/// After `genesis push --help`.
+pub const PUSH: &str = "\
+Examples:
+  genesis push 01a2e --remote s3://ci/genesis        a session and all it needs
+  GENESIS_REMOTE=file:///srv/genesis genesis push    every session of the store
+  genesis push 5f1c --remote s3://ci/genesis --json  a snapshot; counts as JSON
+
+Objects go first (create-if-absent, named by the SHA-256 of their bytes), refs last: a push
+stopped anywhere leaves nothing that names a missing object. Credentials come from each
+service's environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
+AWS_ENDPOINT_URL, AWS_ALLOW_HTTP; GOOGLE_SERVICE_ACCOUNT; AZURE_STORAGE_ACCOUNT_NAME, ...).
+
+Exit status: 0 pushed; 2 no such session or snapshot, a bad --remote, or a binary built
+without the `remote` feature; 3 the remote session has patches this one lacks; 4 the remote
+failed (after retries) or the local store is corrupt.";
+
+/// After `genesis pull --help`.
+pub const PULL: &str = "\
+Examples:
+  genesis pull 01a2e --remote s3://ci/genesis        a session, its snapshots, patches, records
+  genesis pull 5f1c…(64 hex) --remote file:///srv/genesis
+
+Every object is hashed before it enters the store; a pull stopped anywhere resumes (what is
+stored or staged is not fetched again).
+
+Exit status: 0 pulled; 2 not on the remote, a bad --remote, or a binary built without the
+`remote` feature; 3 the local session has patches the remote one lacks, or the store is
+locked; 4 a remote object is corrupt or missing (nothing of it stored), or the remote
+failed.";
 
 /// After `genesis gc --help`.
 pub const GC: &str = "\

@@ -18,8 +18,11 @@ mod notes;
 mod open;
 mod pager;
 mod patch;
+mod pull;
+mod push;
 mod rebase;
 mod recover;
+mod remote;
 mod replay;
 mod restore;
 mod snapshot;
@@ -174,6 +177,14 @@ enum Command {
     /// (older than --prune, default 2 weeks); --dry-run lists them.
     #[command(after_help = help::GC)]
     Gc(gc::Args),
+    /// Upload sessions or snapshots, with everything that reproduces them, to a shared store
+    /// on object storage (S3 and compatible, GCS, Azure, files); feature `remote`.
+    #[command(after_help = help::PUSH)]
+    Push(push::Args),
+    /// Bring sessions or snapshots from a shared store into the local store, each object
+    /// hashed before it enters; feature `remote`.
+    #[command(after_help = help::PULL)]
+    Pull(pull::Args),
     /// Act on a Block Play Table A2A execution request (START, RETRY, CONTINUE,
     /// INTERACTION_RESPONSE); events go to --events in the bpt dialect.
     #[command(after_help = help::BPT)]
@@ -435,6 +446,8 @@ pub fn run() -> ExitCode {
         Command::Replay(a) => replay::run(&ctx, a),
         Command::Recover(a) => recover::run(&ctx, a),
         Command::Gc(a) => gc::run(&ctx, a),
+        Command::Push(a) => push::run(&ctx, a),
+        Command::Pull(a) => pull::run(&ctx, a),
         Command::Bpt(a) => bpt::run(&ctx, a),
         Command::Completions(a) => complete::completions(a),
         Command::Man(a) => complete::man(a),

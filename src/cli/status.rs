@@ -121,6 +121,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 v.acceptance
             ),
         }
+        if let Some(r) = &state.reused_acceptance {
+            crate::outln!(
+                "acceptance {} was reused from {}: no obligation ran here",
+                r.acceptance,
+                r.source
+            );
+        }
         if let Some(w) = state.saved.as_ref().filter(|w| !w.files.is_empty()) {
             crate::outln!(
                 "saved by abort: {} file(s) no patch recorded; `genesis restore {}` brings them back",

@@ -19,8 +19,47 @@ pub struct Args {
     /// a scratch directory, removed afterwards.
     #[arg(long, value_name = "DIR")]
     workdir: Option<PathBuf>,
+    /// Take an acceptance record of the current snapshot from the --remote store instead of
+    /// running the obligations, when one there was made with this manifest blob, the same
+    /// static results and on this OS and architecture (else they run). Feature `remote`.
+    #[arg(long)]
+    reuse_acceptance: bool,
+    /// The shared store for --reuse-acceptance (else GENESIS_REMOTE).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "GENESIS_REMOTE",
+        hide_env_values = true
+    )]
+    remote: Option<String>,
     #[command(flatten)]
     pub events: super::events::EventsArgs,
+}
+
+/// The acceptance source of `--reuse-acceptance`, when given.
+#[cfg(feature = "remote")]
+fn reuse_source(
+    args: &Args,
+) -> Result<Option<std::sync::Arc<dyn genesis::engine::AcceptanceSource>>, CliError> {
+    if !args.reuse_acceptance {
+        return Ok(None);
+    }
+    let remote = super::remote::open(&super::remote::RemoteArgs {
+        remote: args.remote.clone(),
+        concurrency: 1,
+    })?;
+    Ok(Some(std::sync::Arc::new(remote)))
+}
+
+/// Without the `remote` feature, `--reuse-acceptance` is exit 2, saying so.
+#[cfg(not(feature = "remote"))]
+fn reuse_source(
+    args: &Args,
+) -> Result<Option<std::sync::Arc<dyn genesis::engine::AcceptanceSource>>, CliError> {
+    if args.reuse_acceptance {
+        return Err(super::remote::unavailable("`verify --reuse-acceptance`"));
+    }
+    Ok(None)
 }
 
 /// Prints obligation progress on standard error (with a spinner while one runs when standard
@@ -144,15 +183,32 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     genesis::obligation::install_interrupt_handler();
     let opts = VerifyOptions {
         workdir: args.workdir.clone(),
+        reuse: reuse_source(args)?,
         ..VerifyOptions::default()
     };
     let out = with_events(ctx, &engine, &session, |events| {
         let mut progress = Progress::new(!ctx.json);
         Ok(engine.verify(&session, &opts, &mut Both(events, &mut progress))?)
     })?;
+    if let Some(note) = &out.reuse_note
+        && ctx.chatty()
+    {
+        eprintln!("genesis: {note}");
+    }
     if ctx.json {
-        super::print_json(&genesis::report::verify_json(&out));
+        let mut v = genesis::report::verify_json(&out);
+        if let Some(r) = &out.reused {
+            v["reused_acceptance"] = serde_json::to_value(r).expect("serialisable");
+        }
+        super::print_json(&v);
     } else {
+        if let Some(r) = &out.reused {
+            crate::outln!(
+                "reused acceptance {} from {}: no obligation ran here",
+                r.acceptance,
+                r.source
+            );
+        }
         print_summary(&out);
     }
     Ok(if out.record.obligations_ok { 0 } else { 1 })

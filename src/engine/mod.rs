@@ -64,7 +64,7 @@ pub use patch::{PatchInput, PatchOutcome, PatchSessionError};
 pub use rebase::{MergeConflict, RebaseOptions, RebaseOutcome};
 pub use recover::{RecoverOptions, RecoverOutcome};
 pub use replay::{ReplayOptions, ReplayOutcome, ReplayStep, ReplayStepError};
-pub use verify::{VerifyError, VerifyOptions, VerifyOutcome};
+pub use verify::{AcceptanceSource, OfferedRecords, VerifyError, VerifyOptions, VerifyOutcome};
 
 /// The one observer of the operations, defined with the events ([`crate::events::Observer`]):
 /// `open`, `patch`, `verify`, `apply` and `abort_with` report their events through it.

@@ -23,6 +23,28 @@ pub struct VerifyOptions {
     /// `; ADVICE` — for callers whose agent fixes the tree and verifies again in the same
     /// execution (a BPT `CONTINUE`).
     pub retry_advice: Option<String>,
+    /// Where to look for an acceptance record of the current snapshot made elsewhere
+    /// (`verify --reuse-acceptance --remote URL`): when one is found that this verification
+    /// would have written had every obligation passed here, it is taken instead of running
+    /// the obligations (see [`Engine::verify`]). Default: `None`, the obligations run.
+    pub reuse: Option<std::sync::Arc<dyn AcceptanceSource>>,
+}
+
+/// What [`AcceptanceSource::accepted`] offers: (name, exact bytes) of each record, or why the
+/// source cannot be read.
+pub type OfferedRecords = Result<Vec<(Digest, Vec<u8>)>, String>;
+
+/// A place to find acceptance records made elsewhere (the remote store implements it, feature
+/// `remote`; DESIGN section 13, "Acceptance reuse").
+pub trait AcceptanceSource: std::fmt::Debug + Send + Sync {
+    /// Where the records come from (a remote URL), for output and session state.
+    fn source(&self) -> String;
+    /// Records of `snapshot` whose obligations were read from the manifest blob `manifest`
+    /// and passed, each as (its name, its exact bytes). The caller checks both again.
+    ///
+    /// # Errors
+    /// A message when the source cannot be read (verify then runs the obligations).
+    fn accepted(&self, snapshot: &Digest, manifest: &Digest) -> OfferedRecords;
 }
 
 /// What [`Engine::verify`] did.
@@ -38,6 +60,10 @@ pub struct VerifyOutcome {
     pub results: Vec<CommandResult>,
     /// The size of the session's change, base to the verified snapshot.
     pub impact: Impact,
+    /// The record was taken from elsewhere ([`VerifyOptions::reuse`]) and no obligation ran.
+    pub reused: Option<crate::session::ReusedAcceptance>,
+    /// Why a reuse that was asked for did not happen (the obligations ran instead).
+    pub reuse_note: Option<String>,
 }
 
 /// Errors of [`Engine::verify`] and [`Engine::verify_patch`]: only what verify can return.
@@ -256,6 +282,35 @@ impl Engine {
         let static_results = static_checks(&manifest, self.workspace.root(), &base, &current);
         // Before anything runs, so that nothing can fail after the verification is recorded.
         let impact = self.impact_of(&base, &current)?;
+        let manifest_blob = state.manifest_blob.expect("checked by manifest_of");
+        let mut reuse_note = None;
+        if let Some(src) = &opts.reuse {
+            let found = reusable(
+                &self.store,
+                src.as_ref(),
+                opts,
+                &session,
+                &manifest_blob,
+                &static_results,
+            );
+            match found {
+                Ok(found) => {
+                    let reused = crate::session::ReusedAcceptance {
+                        acceptance: found.1,
+                        source: src.source(),
+                    };
+                    return self.commit_reused(
+                        id,
+                        &session,
+                        reused,
+                        found,
+                        impact,
+                        mark_last_patch,
+                    );
+                }
+                Err(note) => reuse_note = Some(note),
+            }
+        }
         let (workdir, _scratch) = self.prepare_workdir(id, opts, &current, &manifest)?;
         let mut env = vec![
             ("GENESIS_SESSION".to_owned(), id.to_owned()),
@@ -295,7 +350,6 @@ impl Engine {
             });
             results.push(r);
         }
-        let manifest_blob = state.manifest_blob.expect("checked by manifest_of");
         let record = AcceptanceRecord::new(
             session.current_snapshot,
             manifest_blob,
@@ -303,8 +357,65 @@ impl Engine {
             &results,
         );
         let acceptance = self.store.write_object(&record.canonical_bytes())?;
-        // Commit (locked again): refused when a patch moved the session while the obligations
-        // ran; the guard is then dropped and nothing is written.
+        let session2 = self.commit_verification(
+            id,
+            &session,
+            (acceptance, record.obligations_ok),
+            logs,
+            mark_last_patch,
+            None,
+        )?;
+        Ok(VerifyOutcome {
+            session: session2,
+            record,
+            acceptance,
+            results,
+            impact,
+            reused: None,
+            reuse_note,
+        })
+    }
+
+    /// Records a verification that took the record `found` from elsewhere (no obligation ran).
+    fn commit_reused(
+        &self,
+        id: &str,
+        session: &Session,
+        reused: crate::session::ReusedAcceptance,
+        (record, acceptance): (AcceptanceRecord, Digest),
+        impact: Impact,
+        mark_last_patch: bool,
+    ) -> Result<VerifyOutcome, VerifyError> {
+        let session2 = self.commit_verification(
+            id,
+            session,
+            (acceptance, true),
+            Vec::new(),
+            mark_last_patch,
+            Some(reused.clone()),
+        )?;
+        Ok(VerifyOutcome {
+            session: session2,
+            record,
+            acceptance,
+            results: Vec::new(),
+            impact,
+            reused: Some(reused),
+            reuse_note: None,
+        })
+    }
+
+    /// Records the verification of `session`'s current snapshot (locked again): refused when
+    /// a patch moved the session meanwhile (the guard is then dropped and nothing written).
+    fn commit_verification(
+        &self,
+        id: &str,
+        session: &Session,
+        (acceptance, obligations_ok): (Digest, bool),
+        logs: Vec<ObligationLog>,
+        mark_last_patch: bool,
+        reused: Option<crate::session::ReusedAcceptance>,
+    ) -> Result<Session, VerifyError> {
         let mut guard = self.locked(id, true)?;
         if guard.session().current_snapshot != session.current_snapshot {
             return Err(VerifyError::SessionMoved {
@@ -317,7 +428,7 @@ impl Engine {
         session2.verification = Some(Verification {
             snapshot: session.current_snapshot,
             acceptance,
-            obligations_ok: record.obligations_ok,
+            obligations_ok,
         });
         if mark_last_patch
             && let Some(last) = session2.patches.last_mut()
@@ -326,14 +437,9 @@ impl Engine {
             last.acceptance = Some(acceptance);
         }
         state2.logs = logs;
+        state2.reused_acceptance = reused;
         let (session2, _) = guard.commit()?;
-        Ok(VerifyOutcome {
-            session: session2,
-            record,
-            acceptance,
-            results,
-            impact,
-        })
+        Ok(session2)
     }
 
     /// The directory verify runs the obligations in, holding exactly `current`: the
@@ -444,6 +550,58 @@ impl Engine {
             }
         }
     }
+}
+
+/// The record `src` offers for the current snapshot of `session` that this verification would
+/// have written had every obligation passed here: intact (its bytes hash to its name and are
+/// the canonical form of a record), of this snapshot and this manifest blob, passing, and with
+/// the static results computed here (they depend on the base too). Stored in the local store
+/// when found.
+///
+/// # Errors
+/// Why none was taken (none there; `opts` adds obligations of its own; the source failed), as
+/// the note verify gives before it runs the obligations.
+fn reusable(
+    store: &Store,
+    src: &dyn AcceptanceSource,
+    opts: &VerifyOptions,
+    session: &Session,
+    manifest_blob: &Digest,
+    static_results: &[StaticResult],
+) -> Result<(AcceptanceRecord, Digest), String> {
+    let from = src.source();
+    if !opts.extra_obligations.is_empty() {
+        return Err(
+            "acceptance reuse: this verification adds obligations of its own; the obligations ran"
+                .into(),
+        );
+    }
+    let offered = src
+        .accepted(&session.current_snapshot, manifest_blob)
+        .map_err(|e| format!("acceptance reuse: {from}: {e}; the obligations ran"))?;
+    for (name, bytes) in offered {
+        if Digest::of(&bytes) != name {
+            continue;
+        }
+        let Ok(record) = crate::json::from_slice::<AcceptanceRecord>(&bytes) else {
+            continue;
+        };
+        let fits = record.canonical_bytes() == bytes
+            && record.snapshot == session.current_snapshot
+            && record.manifest == *manifest_blob
+            && record.obligations_ok
+            && record.static_results == static_results;
+        if fits {
+            store
+                .write_object(&bytes)
+                .map_err(|e| format!("acceptance reuse: {e}; the obligations ran"))?;
+            return Ok((record, name));
+        }
+    }
+    Err(format!(
+        "no reusable acceptance of snapshot {} on {from}; the obligations ran",
+        session.current_snapshot
+    ))
 }
 
 /// The events after a verification (see [`Engine::verify`]): `Verified`, then

@@ -473,3 +473,36 @@ impl<'a> Marks<'a> {
         }
     }
 }
+
+/// What a session, or a snapshot, references in the store (the walk [`gc`] marks with), for
+/// `genesis push` (crate::remote): every object (blobs, tree nodes, v0.1 canonical objects
+/// when stored, patch texts, acceptance records and the manifests they name, logs, the
+/// manifest blob, saved files), the v0.1 snapshot documents, and what is missing or corrupt.
+#[cfg(feature = "remote")]
+#[derive(Debug, Default)]
+pub(crate) struct Reach {
+    pub(crate) objects: HashSet<Digest>,
+    pub(crate) docs: HashSet<Digest>,
+    pub(crate) problems: BTreeSet<String>,
+}
+
+/// [`Reach`] of the session `name` (document and state) and of the snapshots `snapshots`.
+#[cfg(feature = "remote")]
+pub(crate) fn reach(
+    store: &Store,
+    session: Option<(&str, &Session, &SessionState)>,
+    snapshots: &[Digest],
+) -> Reach {
+    let mut marks = Marks::new(store);
+    if let Some((name, doc, state)) = session {
+        marks.session(name, Some(doc), Some(state));
+    }
+    for s in snapshots {
+        marks.snapshot(*s, &format!("snapshot {s}"));
+    }
+    Reach {
+        objects: marks.objects,
+        docs: marks.docs,
+        problems: marks.problems,
+    }
+}
