@@ -52,7 +52,7 @@ use super::tools::{self, Done, ToolError};
 pub use super::transport::MAX_MESSAGE_BYTES;
 
 /// What every tool that runs something says about it.
-const RUNS_ONLY_OBLIGATIONS: &str = "It runs no command but the obligations of the session's manifest (as recorded at open); no tool runs anything else.";
+const RUNS_ONLY_OBLIGATIONS: &str = "It runs no command but the obligations of the workspace's manifest (genesis.json, as recorded at open); no tool runs anything else.";
 
 /// The Genesis MCP server of one workspace.
 #[derive(Debug, Clone)]
@@ -185,7 +185,7 @@ impl GenesisServer {
             tool::<OpenArgs>(
                 "open",
                 runs_nothing(
-                    "Snapshot the workspace and open a session on it; the result is `genesis open --json` (the session document: its id is `session.session`).",
+                    "Snapshot the workspace and open a session on it; the result is `genesis open --json` (the session document: its id is `session.session`). `manifest` takes only the workspace's own genesis.json: the server never runs a command other than the obligations of the workspace's manifest.",
                 ),
             ),
             tool::<PatchArgs>(
@@ -203,7 +203,7 @@ impl GenesisServer {
             tool::<ApplyArgs>(
                 "apply",
                 runs_nothing(
-                    "Write a verified session into the workspace, all at once (or list the changes with dry_run); a workspace that changed under the session is a conflict (kind conflict, exit_code 3). The result is `genesis apply --json`.",
+                    "Write a verified session into the workspace, all at once (or list the changes with dry_run); a workspace that changed under the session is a conflict (kind conflict, exit_code 3); a session that changes genesis.json, or whose checkout lies outside the workspace, is refused (the CLI applies it). The result is `genesis apply --json`.",
                 ),
             ),
             tool::<AbortArgs>(

@@ -234,6 +234,14 @@ fn operand(scope: &Scope, field: &str, given: &str) -> Result<Operand, ToolError
 
 /// `diff`: `genesis diff A [B] --json`.
 pub fn diff(scope: &Scope, a: DiffArgs) -> ToolResult {
+    let paths = match &a.paths {
+        Some(ps) => Some(
+            ps.iter()
+                .map(|p| scope.relative("paths", p))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
     let (ta, tb) = match &a.b {
         Some(b) => Tree::compare(operand(scope, "a", &a.a)?, operand(scope, "b", b)?)?,
         None => {
@@ -250,7 +258,7 @@ pub fn diff(scope: &Scope, a: DiffArgs) -> ToolResult {
         }
     };
     let selection = report::DiffSelection {
-        paths: a.paths.clone(),
+        paths,
         no_text: a.stat,
     };
     let value = report::diff_json_of(&ta, &tb, &selection)?;
@@ -323,22 +331,24 @@ pub fn open(scope: &Scope, a: OpenArgs) -> ToolResult {
         Some(s) => Some(SessionId::new(s).map_err(|e| ToolError::bad_input(e.to_string()))?),
         None => None,
     };
-    let manifest = match &a.manifest {
-        Some(m) => {
-            let mut m = m.as_str();
-            while let Some(rest) = m.strip_prefix("./") {
-                m = rest.trim_start_matches('/');
-            }
-            Some(
-                WorkspacePath::new(m)
-                    .map_err(|e| ToolError::bad_input(format!("manifest: {e}")))?,
-            )
+    // Issue 13 A: the only manifest a server takes is the workspace's own (genesis.json at the
+    // root); any other file could be one a session wrote, naming any command (DESIGN 11a).
+    if let Some(m) = &a.manifest {
+        let mut rest = m.as_str();
+        while let Some(r) = rest.strip_prefix("./") {
+            rest = r.trim_start_matches('/');
         }
-        None => None,
-    };
-    let rel = manifest.clone().unwrap_or_else(|| {
-        WorkspacePath::new(crate::manifest::DEFAULT_MANIFEST).expect("a valid path")
-    });
+        if rest != crate::manifest::DEFAULT_MANIFEST {
+            return Err(ToolError::bad_input(format!(
+                "manifest {m:?}: the server takes only the workspace's own manifest ({}); \
+                 it never runs a command other than that manifest's obligations \
+                 (`genesis open --manifest` on the command line takes another)",
+                crate::manifest::DEFAULT_MANIFEST
+            )));
+        }
+    }
+    let manifest = None;
+    let rel = WorkspacePath::new(crate::manifest::DEFAULT_MANIFEST).expect("a valid path");
     crate::manifest::Manifest::load_in(scope.root(), &rel)?;
     let engine = engine(scope, true)?;
     let out = engine.open(
@@ -438,10 +448,63 @@ pub fn verify(scope: &Scope, a: VerifyArgs, observer: &mut dyn Observer) -> Tool
     })
 }
 
+/// Issue 13 B: the server never changes anything outside its workspace, so a session whose
+/// `--checkout` directory (made by the CLI) lies outside it is refused (kind `state`, exit
+/// code 3) by every tool that would rewrite or remove that directory (`apply`, `abort`,
+/// `rebase`); the CLI does it.
+fn refuse_outside_checkout(
+    scope: &Scope,
+    engine: &Engine,
+    id: &str,
+    tool: &str,
+) -> Result<(), ToolError> {
+    let (_, state) = engine.status(id)?;
+    let Some(co) = state.checkout.as_deref() else {
+        return Ok(());
+    };
+    let real = co.canonicalize().unwrap_or_else(|_| co.to_path_buf());
+    if real.starts_with(scope.root()) {
+        return Ok(());
+    }
+    Err(ToolError {
+        kind: ErrorKind::State,
+        message: format!(
+            "session {id} has its checkout {} outside the workspace {}; the server never changes \
+             anything outside its workspace, so `{tool}` is refused here: run `genesis {tool} {id}` \
+             on the command line",
+            co.display(),
+            scope.root().display()
+        ),
+        document: None,
+    })
+}
+
+/// Issue 13 A: a session whose change rewrites the workspace's own manifest is not applied by
+/// the server (kind `bad-input`, exit code 2, as a protected path): the next session would run
+/// the commands the agent wrote. The CLI applies it.
+fn refuse_manifest_change(engine: &Engine, id: &str) -> Result<(), ToolError> {
+    let (s, _) = engine.status(id)?;
+    let store = engine.store();
+    let base = store.read_snapshot(&s.base_snapshot)?.0;
+    let current = store.read_snapshot(&s.current_snapshot)?.0;
+    let m = crate::manifest::DEFAULT_MANIFEST;
+    if base.get(m) != current.get(m) {
+        return Err(ToolError::bad_input(format!(
+            "session {id} changes the workspace's manifest {m}; the server never writes it (it \
+             names the commands `verify` runs): run `genesis apply {id}` on the command line"
+        )));
+    }
+    Ok(())
+}
+
 /// `apply`: `genesis apply SESSION [--dry-run] [--strict] --json`.
 pub fn apply(scope: &Scope, a: ApplyArgs) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
+    if !a.dry_run {
+        refuse_outside_checkout(scope, &engine, &id, "apply")?;
+        refuse_manifest_change(&engine, &id)?;
+    }
     let out = engine.apply(
         &id,
         &ApplyOptions {
@@ -469,6 +532,9 @@ pub fn apply(scope: &Scope, a: ApplyArgs) -> ToolResult {
 pub fn abort(scope: &Scope, a: AbortArgs) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
+    if !a.dry_run {
+        refuse_outside_checkout(scope, &engine, &id, "abort")?;
+    }
     let o = engine.abort_with(
         &id,
         &AbortOptions {
@@ -532,6 +598,7 @@ pub fn status(scope: &Scope, a: StatusArgs) -> ToolResult {
 pub fn rebase(scope: &Scope, a: RebaseArgs) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
+    refuse_outside_checkout(scope, &engine, &id, "rebase")?;
     let out = engine.rebase(&id, &crate::engine::RebaseOptions { markers: a.markers })?;
     let value = report::rebase_json(&out, a.markers);
     if !out.conflicts.is_empty() && !out.moved {

@@ -452,8 +452,12 @@ async fn a_manifest_is_read_only_from_a_regular_file_inside() {
             (Some("bad-input"), Some(2)),
             "{manifest}: {e}"
         );
+        // Issue 13 A: the server takes no manifest but genesis.json; the CLI checks the file.
         assert!(
-            e["message"].as_str().unwrap().contains(says),
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("the server takes only the workspace's own manifest (genesis.json)"),
             "{manifest}: {e}"
         );
         let o = run_bounded(&root, &["open", "--manifest", manifest]);

@@ -1,0 +1,177 @@
+//! The second review's findings on `genesis mcp` (issue 13, fix13b), one test or more each.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn kind_code(e: &Value) -> (Option<&str>, Option<u64>) {
+    (e["kind"].as_str(), e["exit_code"].as_u64())
+}
+
+fn msg(e: &Value) -> &str {
+    e["message"].as_str().unwrap_or("")
+}
+
+/// Issue 13, review 2 A: a file a session wrote cannot become the manifest of the next session
+/// (its obligations would be any command), and a session that rewrites genesis.json is not
+/// applied by the server: it runs only the obligations of the workspace's own manifest.
+#[tokio::test]
+async fn open_takes_only_the_workspaces_own_manifest() {
+    let (outer, root) = setup(json!({"id": "t", "run": ["true"], "timeout_s": 30}));
+    let marker = outer.path().join("ran");
+    let notes = json!({"schema": "genesis/manifest-v0.1", "obligations": [
+        {"id": "x", "run": ["sh", "-c", format!("touch {}", marker.display())], "timeout_s": 30}]});
+    let body = notes.to_string();
+    let diff = format!(
+        "diff --git a/docs/notes.json b/docs/notes.json\nnew file mode 100644\n--- /dev/null\n+++ b/docs/notes.json\n@@ -0,0 +1 @@\n+{body}\n"
+    );
+    let (conn, _) = connect_quiet(&root).await;
+    ok(&conn, "open", json!({"session": "a1"})).await;
+    ok(&conn, "patch", json!({"session": "a1", "diff": diff})).await;
+    ok(&conn, "verify", json!({"session": "a1"})).await;
+    ok(&conn, "apply", json!({"session": "a1"})).await;
+    assert!(root.join("docs/notes.json").is_file());
+    for m in [
+        "docs/notes.json",
+        "./docs/notes.json",
+        "genesis.json/..",
+        "sub/../genesis.json",
+    ] {
+        let e = tool_err(&conn, "open", json!({"session": "a2", "manifest": m})).await;
+        assert_eq!(kind_code(&e), (Some("bad-input"), Some(2)), "{m}: {e}");
+        assert_eq!(
+            msg(&e),
+            format!(
+                "manifest {m:?}: the server takes only the workspace's own manifest (genesis.json); it never runs a command other than that manifest's obligations (`genesis open --manifest` on the command line takes another)"
+            )
+        );
+    }
+    assert_eq!(
+        ok(&conn, "status", json!({})).await["sessions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // genesis.json itself, by name (also as ./genesis.json), is the manifest.
+    ok(
+        &conn,
+        "open",
+        json!({"session": "a3", "manifest": "./genesis.json"}),
+    )
+    .await;
+    let v = ok(&conn, "verify", json!({"session": "a3"})).await;
+    assert_eq!(v["record"]["obligations"][0]["id"], "t");
+    // A session that rewrites genesis.json (this manifest does not protect it) is not applied.
+    let old = std::fs::read(root.join("genesis.json")).unwrap();
+    // setup writes genesis.json without a final newline.
+    let rewrite = format!(
+        "diff --git a/genesis.json b/genesis.json\n--- a/genesis.json\n+++ b/genesis.json\n@@ -1 +1 @@\n-{}\n\\ No newline at end of file\n+{body}\n",
+        String::from_utf8_lossy(&old)
+    );
+    ok(&conn, "patch", json!({"session": "a3", "diff": rewrite})).await;
+    ok(&conn, "verify", json!({"session": "a3"})).await;
+    let e = tool_err(&conn, "apply", json!({"session": "a3"})).await;
+    assert_eq!(kind_code(&e), (Some("bad-input"), Some(2)), "{e}");
+    assert!(
+        msg(&e).contains("changes the workspace's manifest genesis.json"),
+        "{e}"
+    );
+    ok(&conn, "apply", json!({"session": "a3", "dry_run": true})).await;
+    assert_eq!(std::fs::read(root.join("genesis.json")).unwrap(), old);
+    assert!(!marker.exists(), "a command of docs/notes.json ran");
+    conn.cancel().await.unwrap();
+}
+
+/// Issue 13, review 2 B: a session the CLI opened with `--checkout` outside the workspace is
+/// never applied, aborted or rebased by the server (that would remove or rewrite a directory
+/// outside it): kind `state`, exit code 3, naming the CLI command; dry runs still answer.
+#[tokio::test]
+async fn a_checkout_outside_the_workspace_is_left_to_the_cli() {
+    let (outer, root) = setup(json!({"id": "t", "run": ["true"], "timeout_s": 30}));
+    let co = outer.path().join("co");
+    common::ok(&common::run_in(
+        &root,
+        &[
+            "open",
+            "--session",
+            "c1",
+            "--checkout",
+            co.to_str().unwrap(),
+        ],
+    ));
+    let before = tree(&co);
+    assert!(before.contains_key(Path::new("greet.txt")));
+    let (conn, _) = connect_quiet(&root).await;
+    ok(&conn, "patch", json!({"session": "c1", "diff": FIX})).await;
+    ok(&conn, "verify", json!({"session": "c1"})).await;
+    for tool in ["abort", "apply", "rebase"] {
+        let e = tool_err(&conn, tool, json!({"session": "c1"})).await;
+        assert_eq!(kind_code(&e), (Some("state"), Some(3)), "{tool}: {e}");
+        let real = co.canonicalize().unwrap();
+        assert_eq!(
+            msg(&e),
+            format!(
+                "session c1 has its checkout {} outside the workspace {}; the server never changes anything outside its workspace, so `{tool}` is refused here: run `genesis {tool} c1` on the command line",
+                real.display(),
+                root.canonicalize().unwrap().display()
+            ),
+            "{tool}"
+        );
+    }
+    ok(&conn, "abort", json!({"session": "c1", "dry_run": true})).await;
+    ok(&conn, "apply", json!({"session": "c1", "dry_run": true})).await;
+    assert_eq!(tree(&co), before, "the checkout changed");
+    assert_eq!(std::fs::read(root.join("greet.txt")).unwrap(), BROKEN);
+    conn.cancel().await.unwrap();
+}
+
+/// Issue 13, review 2 C: `diff`'s `paths` are checked like every path argument (leaving the
+/// workspace, empty, NUL or a pattern is bad input) and normalised as git pathspecs.
+#[tokio::test]
+async fn diff_paths_are_checked_and_normalised() {
+    let (_outer, root) = setup(greet_obligation());
+    let (conn, _) = connect_quiet(&root).await;
+    ok(&conn, "open", json!({"session": "p1"})).await;
+    let both = format!(
+        "{FIX}diff --git a/sub/keep.txt b/sub/keep.txt\n--- a/sub/keep.txt\n+++ b/sub/keep.txt\n@@ -1 +1 @@\n-keep\n+kept\n"
+    );
+    ok(&conn, "patch", json!({"session": "p1", "diff": both})).await;
+    let files = |v: &Value| -> Vec<String> {
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let abs = root.canonicalize().unwrap().join("sub");
+    for (paths, want) in [
+        (json!(["./sub"]), vec!["sub/keep.txt"]),
+        (json!(["sub/"]), vec!["sub/keep.txt"]),
+        (json!([abs.to_str().unwrap()]), vec!["sub/keep.txt"]),
+        (json!(["."]), vec!["greet.txt", "sub/keep.txt"]),
+        (json!(["./greet.txt", "gone"]), vec!["greet.txt"]),
+    ] {
+        let v = ok(
+            &conn,
+            "diff",
+            json!({"a": "p1", "stat": true, "paths": paths}),
+        )
+        .await;
+        assert_eq!(files(&v), want, "{paths}");
+    }
+    for (p, says) in [
+        ("../x", "outside the workspace"),
+        ("/etc/passwd", "outside the workspace"),
+        ("a\u{0}b", "NUL"),
+        ("*", "not as a pattern"),
+        ("", "an empty path"),
+    ] {
+        let e = tool_err(&conn, "diff", json!({"a": "p1", "paths": [p]})).await;
+        assert_eq!(kind_code(&e), (Some("bad-input"), Some(2)), "{p:?}: {e}");
+        assert!(msg(&e).starts_with(&format!("paths {p:?}: ")), "{e}");
+        assert!(msg(&e).contains(says), "{p:?}: {e}");
+    }
+    conn.cancel().await.unwrap();
+}
