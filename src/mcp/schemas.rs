@@ -15,7 +15,8 @@ use serde::Deserialize;
 pub struct SnapshotArgs {
     /// The directory to snapshot, inside the workspace. Default: the workspace root.
     pub dir: Option<String>,
-    /// Never write the store: a pure hash of the tree. Default: false.
+    /// Never write the store: a pure hash of the tree (the CLI's `--no-store`). Default:
+    /// false, as `genesis --workspace ROOT snapshot DIR` stores into the workspace's store.
     #[serde(default)]
     pub no_store: bool,
 }

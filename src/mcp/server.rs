@@ -167,7 +167,7 @@ impl GenesisServer {
             tool::<SnapshotArgs>(
                 "snapshot",
                 runs_nothing(
-                    "Snapshot a directory inside the workspace (default: the workspace root); the result is `genesis snapshot --json`: the identity, the snapshot document and what was left out.",
+                    "Snapshot a directory inside the workspace (default: the workspace root), as a tree of the workspace; the result is `genesis --workspace ROOT snapshot [DIR] --json`: the identity, the snapshot document and what was left out. Stored in the workspace's store as that command stores (`stored: true`); `no_store` is `--no-store`.",
                 ),
             ),
             tool::<DiffArgs>(

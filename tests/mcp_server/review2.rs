@@ -175,3 +175,38 @@ async fn diff_paths_are_checked_and_normalised() {
     }
     conn.cancel().await.unwrap();
 }
+
+/// Issue 13, review 2 D: `snapshot {"dir": D}` is `genesis --workspace ROOT snapshot D --json`
+/// (D a tree of the workspace: its ignore rules from above, the workspace's store), member for
+/// member, stored by default as the CLI stores; `no_store` is `--no-store`.
+#[tokio::test]
+async fn snapshot_is_the_clis_document_with_the_clis_default() {
+    let (_outer, root) = setup(greet_obligation());
+    std::fs::write(root.join(".gitignore"), b"*.log\n").unwrap();
+    std::fs::write(root.join("sub/x.log"), b"l\n").unwrap();
+    let cli = |extra: &[&str]| {
+        let mut args = vec![
+            "--workspace",
+            root.to_str().unwrap(),
+            "snapshot",
+            "sub",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        common::ok_json(&common::run_in(&root, &args))
+    };
+    let (conn, _) = connect_quiet(&root).await;
+    let pure = ok(&conn, "snapshot", json!({"dir": "sub", "no_store": true})).await;
+    assert_eq!(pure, cli(&["--no-store"]));
+    assert_eq!(pure["stored"], false);
+    let mut stored = ok(&conn, "snapshot", json!({"dir": "sub"})).await;
+    let mut by_cli = cli(&[]);
+    assert_eq!(stored["stored"], true);
+    assert_eq!(stored["blobs_added"], 1);
+    assert_eq!(by_cli["blobs_added"], 0);
+    stored.as_object_mut().unwrap().remove("blobs_added");
+    by_cli.as_object_mut().unwrap().remove("blobs_added");
+    assert_eq!(stored, by_cli);
+    assert_eq!(stored["identity"], pure["identity"]);
+    conn.cancel().await.unwrap();
+}
