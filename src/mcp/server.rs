@@ -64,6 +64,8 @@ pub struct GenesisServer {
     /// until it does.
     #[allow(deprecated)]
     log_level: Arc<std::sync::Mutex<Option<LoggingLevel>>>,
+    /// Set by the first `initialize`.
+    initialized: Arc<AtomicBool>,
 }
 
 /// A logging level's severity, `debug` 0 to `emergency` 7 (RFC 5424's order, reversed).
@@ -156,6 +158,7 @@ impl GenesisServer {
             scope: Arc::new(scope),
             calls: Arc::default(),
             log_level: Arc::default(),
+            initialized: Arc::default(),
         }
     }
 
@@ -452,17 +455,12 @@ fn result(tool: &str, r: tools::ToolResult) -> CallToolResult {
 /// (and never past a client's line limit, 16 MiB in rmcp).
 pub const MAX_ERROR_MESSAGE_BYTES: usize = 4096;
 
-fn capped(mut message: String) -> String {
-    if message.len() > MAX_ERROR_MESSAGE_BYTES {
-        let mut cut = MAX_ERROR_MESSAGE_BYTES;
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let dropped = message.len() - cut;
-        message.truncate(cut);
-        message.push_str(&format!("… ({dropped} more bytes)"));
+/// `message` within [`MAX_ERROR_MESSAGE_BYTES`], the marker `… (N more bytes)` included.
+fn capped(message: String) -> String {
+    if message.len() <= MAX_ERROR_MESSAGE_BYTES {
+        return message;
     }
-    message
+    super::transport::capped_to(&message, MAX_ERROR_MESSAGE_BYTES)
 }
 
 impl ServerHandler for GenesisServer {
@@ -479,6 +477,23 @@ impl ServerHandler for GenesisServer {
             "Genesis transactional workspace engine for the workspace {}. A change is a transaction: open → patch → verify → apply (or abort). Every path must lie inside the workspace. {RUNS_ONLY_OBLIGATIONS}",
             self.scope.root().display()
         ))
+    }
+
+    /// `initialize`: answered once; a second one is refused with `-32600` (Invalid Request), as
+    /// MCP's lifecycle allows a single initialisation per connection.
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, McpError> {
+        if self.initialized.swap(true, Ordering::SeqCst) {
+            return Err(McpError::invalid_request(
+                "Invalid Request: the connection is already initialised; `initialize` is sent once",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     /// `logging/setLevel`: from now on, `verify` sends its notices at or above `level` as

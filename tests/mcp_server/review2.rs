@@ -210,3 +210,64 @@ async fn snapshot_is_the_clis_document_with_the_clis_default() {
     assert_eq!(stored["identity"], pure["identity"]);
     conn.cancel().await.unwrap();
 }
+
+/// Issue 13, review 2 E: the protocol's edges — an integer id past i64 (u64's maximum) is
+/// `-32600` with that id; a line over the frame limit is answered with its id when its first
+/// bytes hold it; an unknown huge method name is named cut; a tool error's message is at most
+/// 4096 bytes, the marker counted; a second `initialize` is `-32600`.
+#[test]
+fn protocol_edges_are_answered_with_their_id_and_capped() {
+    let (_outer, root) = setup(greet_obligation());
+    let mut raw = super::raw::Raw::start(&root, &[]);
+    raw.send(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#);
+    let a = raw.response();
+    assert_eq!(a["id"], json!(18446744073709551615u64), "{a}");
+    assert_eq!(a["error"]["code"], -32600, "{a}");
+    raw.send(r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}"#);
+    let a = raw.response();
+    assert_eq!(a["id"], json!(9223372036854775807i64), "{a}");
+    assert_eq!(a["result"], json!({}), "{a}");
+    let method = "x".repeat(1 << 20);
+    raw.send(&json!({"jsonrpc": "2.0", "id": 3, "method": method}).to_string());
+    let a = raw.response();
+    assert_eq!(
+        (a["id"].clone(), a["error"]["code"].clone()),
+        (json!(3), json!(-32601)),
+        "{}",
+        &a.to_string()[..200]
+    );
+    assert!(a.to_string().len() < 400, "{}", a.to_string().len());
+    let big = "s".repeat(20_000);
+    let a = raw.call(4, "status", json!({"session": big}));
+    let m = a["result"]["structuredContent"]["message"]
+        .as_str()
+        .unwrap();
+    assert!(m.len() <= 4096 && m.len() > 4060, "{}", m.len());
+    assert!(m.ends_with(" more bytes)"), "{m}");
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "again", "version": "0"}}})
+        .to_string(),
+    );
+    let a = raw.response();
+    assert_eq!(
+        (a["id"].clone(), a["error"]["code"].clone()),
+        (json!(5), json!(-32600)),
+        "{a}"
+    );
+    // A line over 64 MiB + 64 KiB: answered with the id its first bytes hold.
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":"big-6","method":"tools/call","params":{{"name":"patch","arguments":{{"session":"x","diff":"{}"}}}}}}"#,
+        "a".repeat(65 * 1024 * 1024)
+    );
+    raw.send(&huge);
+    let a = raw.response();
+    assert_eq!(
+        (a["id"].clone(), a["error"]["code"].clone()),
+        (json!("big-6"), json!(-32600)),
+        "{a}"
+    );
+    let st = raw.call(7, "status", json!({}));
+    assert_eq!(st["result"]["structuredContent"], json!({"sessions": []}));
+}
