@@ -421,7 +421,19 @@ pub fn verify(scope: &Scope, a: VerifyArgs, observer: &mut dyn Observer) -> Tool
         secrets: scope.secrets().to_vec(),
         ..VerifyOptions::default()
     };
-    let out = engine.verify(&id, &opts, observer)?;
+    let out = engine.verify(&id, &opts, observer).map_err(|e| match e {
+        // Issue 13, review 2 F: in the server an interrupt is a cancellation (the client
+        // cancelled the call or went away, or the server was signalled); the kind and exit
+        // code stay the CLI's for an interrupted verify (io, 4).
+        crate::engine::VerifyError::Interrupted(o) => ToolError {
+            kind: ErrorKind::Io,
+            message: format!(
+                "cancelled while obligation {o} ran (the call was cancelled, the client went away or the server was stopped); its process group was killed and nothing was recorded"
+            ),
+            document: None,
+        },
+        other => other.into(),
+    })?;
     let failed = out.record.failed_ids();
     let summary = if out.record.obligations.is_empty() && out.record.static_results.is_empty() {
         format!(
