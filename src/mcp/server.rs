@@ -435,7 +435,7 @@ fn result(tool: &str, r: tools::ToolResult) -> CallToolResult {
             out
         }
         Err(mut e) => {
-            e.message = capped(e.message);
+            e.message = capped(tools::mcp_advice(&e.message));
             let mut out = CallToolResult::error(vec![ContentBlock::text(format!(
                 "error ({}, exit code {}): {}",
                 tools::kind_name(e.kind),

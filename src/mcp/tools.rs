@@ -125,6 +125,53 @@ impl From<ScopeError> for ToolError {
 /// The result of a tool.
 pub type ToolResult = Result<Done, ToolError>;
 
+/// The advice a library error gives for the command line, in the server's terms (issue 13,
+/// review 2 H): an agent has no `--wait`, `--manifest` or `--store` to pass, and each call
+/// finishes an interrupted apply or abort first, so `genesis recover` is a call again.
+const MCP_ADVICE: &[(&str, &str)] = &[
+    (
+        "(pass --wait SECONDS to wait longer)",
+        "(the server waits as long as its own --wait; call again later)",
+    ),
+    (
+        "; the change is journaled: run `genesis recover` to finish it",
+        "; the change is journaled: call any tool again to finish it (each call finishes an interrupted change first)",
+    ),
+    (
+        "then run `genesis recover` to finish",
+        "then call any tool again to finish (each call finishes an interrupted change first)",
+    ),
+    (
+        "): run `genesis recover`",
+        "): call the tool again (each call finishes an interrupted apply or abort first)",
+    ),
+    ("run `genesis verify` first", "call `verify` first"),
+    ("run `genesis verify` again", "call `verify` again"),
+    (
+        "run `genesis init` or pass --manifest PATH",
+        "run `genesis init` in the workspace (the server reads only genesis.json)",
+    ),
+    (" (or pass --store DIR)", ""),
+];
+
+/// `message` with the command line's advice replaced by the server's ([`MCP_ADVICE`]), and
+/// ``run `genesis patch ID` without a diff`` said as a `patch` call.
+pub fn mcp_advice(message: &str) -> String {
+    let mut out = message.to_owned();
+    for (cli, mcp) in MCP_ADVICE {
+        out = out.replace(cli, mcp);
+    }
+    if let Some(i) = out.find("run `genesis patch ")
+        && let Some(j) = out[i..].find("` without a diff")
+    {
+        out.replace_range(
+            i..i + j + "` without a diff".len(),
+            "call `patch` with only `session` (no `diff` or `from_dir`)",
+        );
+    }
+    out
+}
+
 /// The engine of the scope's workspace (creating the store when `create`), having finished
 /// any interrupted apply first, as every CLI command does.
 fn engine(scope: &Scope, create: bool) -> Result<Engine, ToolError> {
@@ -671,4 +718,45 @@ pub fn log(scope: &Scope, a: LogArgs) -> ToolResult {
         value: report::log_json(&id, &log),
         summary,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mcp_advice;
+
+    #[test]
+    fn command_line_advice_is_said_as_calls() {
+        for (cli, mcp) in [
+            (
+                "store /w/.genesis is locked by pid 7; waited 5 s (pass --wait SECONDS to wait longer)",
+                "store /w/.genesis is locked by pid 7; waited 5 s (the server waits as long as its own --wait; call again later)",
+            ),
+            (
+                "/w/a.txt: gone; the change is journaled: run `genesis recover` to finish it",
+                "/w/a.txt: gone; the change is journaled: call any tool again to finish it (each call finishes an interrupted change first)",
+            ),
+            (
+                "session s1: an interrupted apply/abort of this session is pending (journal j (x)): run `genesis recover`",
+                "session s1: an interrupted apply/abort of this session is pending (journal j (x)): call the tool again (each call finishes an interrupted apply or abort first)",
+            ),
+            (
+                "it has not been verified; run `genesis verify` first",
+                "it has not been verified; call `verify` first",
+            ),
+            (
+                "session s2 is in-place: its patches are recorded from the workspace; run `genesis patch s2` without a diff",
+                "session s2 is in-place: its patches are recorded from the workspace; call `patch` with only `session` (no `diff` or `from_dir`)",
+            ),
+            (
+                "/w/genesis.json: no package manifest; run `genesis init` or pass --manifest PATH",
+                "/w/genesis.json: no package manifest; run `genesis init` in the workspace (the server reads only genesis.json)",
+            ),
+            (
+                "/w: no Genesis store here; run `genesis init` (or pass --store DIR)",
+                "/w: no Genesis store here; run `genesis init`",
+            ),
+        ] {
+            assert_eq!(mcp_advice(cli), mcp);
+        }
+    }
 }

@@ -271,3 +271,32 @@ fn protocol_edges_are_answered_with_their_id_and_capped() {
     let st = raw.call(7, "status", json!({}));
     assert_eq!(st["result"]["structuredContent"], json!({"sessions": []}));
 }
+
+/// Issue 13, review 2 H: advice in a tool error is the server's (a call), never a command-line
+/// flag or command the agent cannot use.
+#[tokio::test]
+async fn tool_errors_give_the_servers_advice() {
+    let (_outer, root) = setup(greet_obligation());
+    let (conn, _) = connect_quiet(&root).await;
+    ok(&conn, "open", json!({"session": "h1", "in_place": true})).await;
+    let e = tool_err(&conn, "patch", json!({"session": "h1", "diff": FIX})).await;
+    assert_eq!(
+        msg(&e),
+        "session h1 is in-place: its patches are recorded from the workspace; call `patch` with only `session` (no `diff` or `from_dir`)"
+    );
+    ok(&conn, "open", json!({"session": "h2"})).await;
+    let e = tool_err(&conn, "apply", json!({"session": "h2"})).await;
+    assert!(msg(&e).ends_with("call `verify` first"), "{e}");
+    for e in [&e] {
+        for cli in [
+            "genesis recover",
+            "--wait",
+            "--manifest",
+            "genesis verify",
+            "--expect",
+        ] {
+            assert!(!msg(e).contains(cli), "{e}");
+        }
+    }
+    conn.cancel().await.unwrap();
+}
