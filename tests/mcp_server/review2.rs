@@ -300,3 +300,66 @@ async fn tool_errors_give_the_servers_advice() {
     }
     conn.cancel().await.unwrap();
 }
+
+/// Issue 13, review 2 G: the scratch directory of a verify killed outright (its pid is in the
+/// name) is removed by `genesis gc` once that process is gone; a live process's, another
+/// store's session's and a directory of another name are kept.
+#[test]
+fn gc_removes_the_scratch_of_a_killed_verify() {
+    let (outer, root) = setup(json!({"id": "pwd", "run": ["pwd"], "timeout_s": 30}));
+    common::ok(&common::run_in(&root, &["open", "--session", "g1"]));
+    let tmp = outer.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let env = [("TMPDIR", tmp.to_str().unwrap().to_owned())];
+    // verify's scratch directory is named with its pid, 7 digits.
+    let o = common::run_env(&root, &["verify", "g1"], &env);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let log = common::ok_json(&common::run_in(&root, &["log", "g1", "--json"]));
+    let pwd = log["obligations"][0]["stdout"]
+        .as_str()
+        .unwrap()
+        .trim()
+        .to_owned();
+    let name = Path::new(&pwd)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(name.starts_with("genesis-verify-g1-p"), "{name}");
+    assert_eq!(
+        name.len(),
+        "genesis-verify-g1-pNNNNNNN-XXXXXX".len(),
+        "{name}"
+    );
+    assert!(!Path::new(&pwd).exists(), "verify removes its own");
+    // A finished process's pid (gone), this test's own pid (alive).
+    let mut c = std::process::Command::new("true").spawn().unwrap();
+    let dead = c.id();
+    c.wait().unwrap();
+    let live = std::process::id();
+    let dirs = [
+        (format!("genesis-verify-g1-p{dead:07}-aaaaaa"), false),
+        (format!("genesis-verify-g1-p{live:07}-bbbbbb"), true),
+        (format!("genesis-verify-other-p{dead:07}-cccccc"), true),
+        ("genesis-verify-g1-dddddd".to_owned(), true),
+    ];
+    for (d, _) in &dirs {
+        std::fs::create_dir_all(tmp.join(d).join("src")).unwrap();
+        std::fs::write(tmp.join(d).join("src/a.txt"), b"a\n").unwrap();
+    }
+    let o = common::run_env(&root, &["gc", "--json"], &env);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let out = common::json_out(&o);
+    let removed: Vec<&str> = out["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["path"].as_str())
+        .filter(|p| p.contains("genesis-verify"))
+        .collect();
+    assert_eq!(removed, [tmp.join(&dirs[0].0).to_str().unwrap()]);
+    for (d, kept) in &dirs {
+        assert_eq!(tmp.join(d).exists(), *kept, "{d}");
+    }
+}
