@@ -154,7 +154,7 @@ const MCP_ADVICE: &[(&str, &str)] = &[
     (" (or pass --store DIR)", ""),
 ];
 
-/// `message` with the command line's advice replaced by the server's ([`MCP_ADVICE`]), and
+/// `message` with the command line's advice replaced by the server's (one table, `MCP_ADVICE`), and
 /// ``run `genesis patch ID` without a diff`` said as a `patch` call.
 pub fn mcp_advice(message: &str) -> String {
     let mut out = message.to_owned();

@@ -216,7 +216,7 @@ pub fn capped_to(s: &str, max: usize) -> String {
 
 /// The `id` of an oversized line, found in its first bytes (`prefix`): the value of the member
 /// `id` of the top-level object when it is a string or an integer and lies whole in the prefix;
-/// `null` otherwise. A scan of at most [`ID_PREFIX_BYTES`], no parse of the line.
+/// `null` otherwise. A scan of at most 4096 bytes (`ID_PREFIX_BYTES`), no parse of the line.
 pub fn id_in_prefix(prefix: &[u8]) -> Value {
     let mut depth = 0usize;
     let mut i = 0;
