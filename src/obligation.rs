@@ -133,8 +133,27 @@ pub fn static_checks(
 
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-extern "C" fn on_signal(_: libc::c_int) {
+/// The number of the first interrupting signal (0: none yet).
+static SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    let _ = SIGNAL.compare_exchange(
+        0,
+        sig,
+        std::sync::atomic::Ordering::SeqCst,
+        std::sync::atomic::Ordering::SeqCst,
+    );
     INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The first signal (SIGINT 2, SIGHUP 1, SIGTERM 15) that interrupted Genesis since
+/// [`install_interrupt_handler`], if one did: a process it ended exits `128 + signal`, as a
+/// shell reports a process the signal killed.
+pub fn interrupt_signal() -> Option<i32> {
+    match SIGNAL.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
 }
 
 /// Makes SIGINT, SIGTERM and SIGHUP stop the running obligation instead of the process: its

@@ -75,9 +75,9 @@ fn short(s: &str) -> String {
     format!("{head}…{tail}")
 }
 
-/// The longest path the verify scratch directory `$TMPDIR/genesis-verify-<id>-XXXXXX` allows.
+/// The longest path the verify scratch directory `$TMPDIR/genesis-verify-<id>-pNNNNNNN-XXXXXX` (NNNNNNN: the pid) allows.
 fn scratch_max(e: &Env, id: &str) -> usize {
-    let dir = len(&e.tmpdir) + 1 + format!("genesis-verify-{id}-XXXXXX").len();
+    let dir = len(&e.tmpdir) + 1 + format!("genesis-verify-{id}-pNNNNNNN-XXXXXX").len();
     PATH_MAX - dir - 2
 }
 
@@ -95,7 +95,7 @@ fn the_issue_path_is_refused_at_patch_naming_the_limit() {
     assert_eq!(path.matches('/').count(), 20);
     let o = run(&e, &["patch", "s", "-"], &new_file_diff(&path));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let scratch = e.tmpdir.join("genesis-verify-s-XXXXXX");
+    let scratch = e.tmpdir.join("genesis-verify-s-pNNNNNNN-XXXXXX");
     let total = len(&scratch) + 1 + 4069 + 1;
     assert_eq!(
         stderr(&o),
@@ -234,7 +234,7 @@ fn a_base_path_too_long_for_the_scratch_directory_refuses_every_patch_and_verify
     let e = env(1);
     let long_tmp = e.tmpdir.join("x".repeat(40));
     std::fs::create_dir_all(&long_tmp).unwrap();
-    let scratch = long_tmp.join("genesis-verify-s-XXXXXX");
+    let scratch = long_tmp.join("genesis-verify-s-pNNNNNNN-XXXXXX");
     let path = deep(
         PATH_MAX - len(&scratch) - 2 + 1,
         "file-with-a-long-name.txt",
@@ -288,7 +288,7 @@ fn verify_under_a_longer_tmpdir_or_workdir_names_the_path_and_limit() {
     ok(&run(&e, &["patch", "s", "-"], &new_file_diff(&path)));
     let long_tmp = e.tmpdir.join("y".repeat(10));
     std::fs::create_dir_all(&long_tmp).unwrap();
-    let scratch = long_tmp.join("genesis-verify-s-XXXXXX");
+    let scratch = long_tmp.join("genesis-verify-s-pNNNNNNN-XXXXXX");
     let o = run_tmp(&e, &long_tmp, &["verify", "s"], b"");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(

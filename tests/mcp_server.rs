@@ -772,3 +772,5 @@ async fn concurrent_calls_are_serialised_by_the_store_lock() {
 mod raw;
 #[path = "mcp_server/review.rs"]
 mod review;
+#[path = "mcp_server/review2.rs"]
+mod review2;

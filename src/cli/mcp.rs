@@ -8,7 +8,8 @@ use super::{CliError, Context};
 #[derive(clap::Args, Debug)]
 pub struct Args {}
 
-/// Serves until the client closes standard input; exit 0 then.
+/// Serves until the client closes standard input (exit 0), or a signal ends it: exit
+/// 128 + the signal's number (SIGTERM 143, SIGINT 130, SIGHUP 129), as a shell reports it.
 pub fn run(ctx: &Context, _args: &Args) -> Result<u8, CliError> {
     let ws = ctx.workspace();
     let scope = genesis::mcp::Scope::new(ws.root(), ctx.store_arg.clone(), ctx.wait())
@@ -17,5 +18,5 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<u8, CliError> {
     // obligations' process groups and end the server, rather than leave them running.
     genesis::obligation::install_interrupt_handler();
     genesis::mcp::serve_stdio(scope).map_err(|e| CliError::io(format!("mcp: {e}")))?;
-    Ok(0)
+    Ok(genesis::obligation::interrupt_signal().map_or(0, |s| (128 + s) as u8))
 }

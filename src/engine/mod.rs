@@ -126,13 +126,15 @@ type Pending = BTreeMap<Digest, Vec<u8>>;
 pub const WORKDIR_MARKER: &str = ".genesis-workdir";
 
 /// The place verify writes a snapshot into, for [`crate::path::check_fs_limits`]: the default
-/// scratch directory `<tmp>/genesis-verify-<session>-XXXXXX` (`scratch`: `dir` is the temporary
+/// scratch directory `<tmp>/genesis-verify-<session>-pNNNNNNN-XXXXXX` (the pid, 7 digits) (`scratch`: `dir` is the temporary
 /// directory it is made in) or the `--workdir` `dir` itself; each file is first written as
 /// `.genesis-tmp-XXXXXX` beside its final name (see `materialize`).
 fn verify_place(dir: &Path, id: &str, scratch: bool) -> crate::path::FsPlace {
     let temp_name_len = ".genesis-tmp-XXXXXX".len();
     if scratch {
-        let dir = absolute_resolved(dir).join(format!("genesis-verify-{id}-XXXXXX"));
+        // The pid, zero-padded to 7 digits (Linux's largest pid_max has 7), shown as N as the
+        // random characters are shown as X: the length is the real one.
+        let dir = absolute_resolved(dir).join(format!("genesis-verify-{id}-pNNNNNNN-XXXXXX"));
         crate::path::FsPlace {
             what: format!("the default verify scratch directory {}", dir.display()),
             dir_len: dir.as_os_str().len(),

@@ -590,7 +590,7 @@ impl Engine {
     /// root (with apply's staging name `.genesis-tmp-<session>-<n>` in place of its file name),
     /// is over [`crate::path::PATH_MAX`]; or **any** path of the result tree (`result`, also
     /// the files the patch did not touch, since verify writes them all) that the default verify
-    /// scratch directory (`$TMPDIR/genesis-verify-<session>-XXXXXX`, with the materialiser's
+    /// scratch directory (`$TMPDIR/genesis-verify-<session>-pNNNNNNN-XXXXXX`, NNNNNNN the pid, with the materialiser's
     /// `.genesis-tmp-XXXXXX`) would push over those limits. Only paths longer than the shortest
     /// possible failure are examined (one length comparison a file). The lengths are those of
     /// this machine at patch time.

@@ -475,7 +475,9 @@ impl Engine {
             }
             None => {
                 let dir = tempfile::Builder::new()
-                    .prefix(&format!("genesis-verify-{id}-"))
+                    // The pid lets `genesis gc` remove a scratch directory whose verify was
+                    // killed outright (SIGKILL): its process is gone (gc::scratch).
+                    .prefix(&format!("genesis-verify-{id}-p{:07}-", std::process::id()))
                     .tempdir()
                     .map_err(io_at(&std::env::temp_dir()))?;
                 let path = dir.path().to_path_buf();

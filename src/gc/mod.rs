@@ -19,7 +19,8 @@
 //!
 //! **Removed** (unreferenced and older than the limit): objects, v0.1 snapshot documents and
 //! their sidecars, and temporary files (`tmp/*`, `.tmp-*` in the store's directories) left by a
-//! crash. Stat caches (`statcache/`) that name a removed object, or that the reader would ignore
+//! crash, and the verify scratch directories of this store's sessions whose process is gone
+//! (`scratch`). Stat caches (`statcache/`) that name a removed object, or that the reader would ignore
 //! anyway, are removed too, since a stat-cache hit is trusted to name a stored blob.
 //!
 //! **Order** (so a crash at any step leaves a consistent store; the next `gc` finishes): stat
@@ -44,6 +45,7 @@ use crate::store::{Store, StoreError, fsync_dir};
 
 mod mark;
 mod remove;
+mod scratch;
 
 use mark::{Found, Marks, files_of, inventory, io_err, looks_like_node, read_json};
 use remove::remove_all;
@@ -137,7 +139,9 @@ pub enum RemovedKind {
     ExecutableBits,
     /// An object (`objects/ab/cdef…`): a blob, a tree node, a patch text, a log, …
     Object,
-    /// A temporary file a crashed writer left (`tmp/…`, `…/.tmp-*`).
+    /// A temporary file a crashed writer left (`tmp/…`, `…/.tmp-*`), or the scratch directory
+    /// of a verify killed outright (`$TMPDIR/genesis-verify-<session>-p<pid>-XXXXXX`, an
+    /// absolute path, `bytes` 0).
     Temporary,
 }
 
@@ -346,6 +350,16 @@ pub fn gc(store: &Store, opts: &GcOptions) -> Result<GcOutcome, GcError> {
                 bytes: f.bytes,
             });
         }
+    }
+    // A verify killed outright leaves its scratch directory in the system's temporary
+    // directory: its path is absolute (scratch.rs).
+    let sessions = crate::session::list(store).unwrap_or_default();
+    for dir in scratch::stale(&std::env::temp_dir(), &sessions) {
+        plan.push(Removed {
+            path: dir,
+            kind: RemovedKind::Temporary,
+            bytes: 0,
+        });
     }
     let kept_objects = inv.objects.len() - gone_objects.len();
     let kept_recent = inv

@@ -43,6 +43,15 @@ pub(super) fn remove_all(
             kept.insert(r.path.clone());
             continue;
         }
+        if r.path.is_absolute() {
+            // A verify scratch directory outside the store (scratch.rs).
+            match std::fs::remove_dir_all(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(remove_err(e)),
+            }
+            continue;
+        }
         match std::fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

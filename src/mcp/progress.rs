@@ -89,7 +89,15 @@ impl Observer for Forwarder {
             message: format!(
                 "obligation {id} ({} of {total}): {}",
                 index + 1,
-                if r.passed() { "passed" } else { "failed" }
+                if r.passed() {
+                    "passed"
+                } else if r.interrupted {
+                    "cancelled"
+                } else if r.timed_out {
+                    "timed out"
+                } else {
+                    "failed"
+                }
             ),
             level: if r.passed() {
                 LoggingLevel::Info
@@ -101,5 +109,60 @@ impl Observer for Forwarder {
 
     fn cancel_flag(&self) -> Option<Arc<AtomicBool>> {
         Some(self.cancel.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_end_of_an_obligation_says_how_it_ended() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut f = Forwarder::new(tx, Arc::default());
+        let r = CommandResult {
+            obligation: crate::manifest::Obligation {
+                id: "test".into(),
+                run: vec!["true".into()],
+                timeout_s: 5,
+            },
+            exit_code: Some(0),
+            timed_out: false,
+            interrupted: false,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            seconds: 0.0,
+        };
+        let cases = [
+            (r.clone(), "passed"),
+            (
+                CommandResult {
+                    exit_code: None,
+                    interrupted: true,
+                    ..r.clone()
+                },
+                "cancelled",
+            ),
+            (
+                CommandResult {
+                    exit_code: None,
+                    timed_out: true,
+                    ..r.clone()
+                },
+                "timed out",
+            ),
+            (
+                CommandResult {
+                    exit_code: Some(1),
+                    ..r
+                },
+                "failed",
+            ),
+        ];
+        for (r, says) in cases {
+            f.obligation_finished(&r, 0, 1);
+            let n = rx.try_recv().unwrap();
+            assert_eq!(n.message, format!("obligation test (1 of 1): {says}"));
+        }
     }
 }

@@ -15,7 +15,8 @@ use serde::Deserialize;
 pub struct SnapshotArgs {
     /// The directory to snapshot, inside the workspace. Default: the workspace root.
     pub dir: Option<String>,
-    /// Never write the store: a pure hash of the tree. Default: false.
+    /// Never write the store: a pure hash of the tree (the CLI's `--no-store`). Default:
+    /// false, as `genesis --workspace ROOT snapshot DIR` stores into the workspace's store.
     #[serde(default)]
     pub no_store: bool,
 }
@@ -29,8 +30,10 @@ pub struct DiffArgs {
     pub a: String,
     /// The new tree, likewise.
     pub b: Option<String>,
-    /// Only the changes at these paths or under them (directories), workspace-relative.
-    /// Default: every change.
+    /// Only the changes at these paths or under them (directories), workspace-relative and
+    /// literal (no patterns), normalised as git pathspecs (`./src`, `src/` are `src`; `.` is
+    /// the whole workspace); a path leaving the workspace, an empty path or a pattern is bad
+    /// input. Default: every change.
     pub paths: Option<Vec<String>>,
     /// Leave the diff text out (`diff: null`): the changed files and the totals only.
     /// Default: false.
@@ -55,7 +58,8 @@ pub struct CheckArgs {
 pub struct OpenArgs {
     /// The session id ([A-Za-z0-9_-], 1 to 64 characters). Default: a fresh UUIDv7.
     pub session: Option<String>,
-    /// The manifest, relative to the workspace root. Default: genesis.json.
+    /// The manifest: only `genesis.json`, the workspace's own (anything else is refused as
+    /// bad input; the CLI's `genesis open --manifest` takes another). Default: genesis.json.
     pub manifest: Option<String>,
     /// The agent edits the workspace itself (`patch` without `diff`/`from_dir` records it,
     /// `abort` restores the base). Default: false.

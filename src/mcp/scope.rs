@@ -52,6 +52,17 @@ pub enum ScopeError {
         /// `the store (PATH)` or `a .git directory`.
         what: String,
     },
+    /// The path cannot name anything in the workspace (empty, a NUL, a pattern, a name a
+    /// workspace path cannot have).
+    #[error("{field} {given:?}: {reason}")]
+    Invalid {
+        /// The argument's name.
+        field: String,
+        /// The path as given.
+        given: String,
+        /// Why.
+        reason: String,
+    },
     /// The path names something other than a directory where one is needed.
     #[error("{field} {given:?}: not a directory")]
     NotADirectory {
@@ -139,6 +150,72 @@ impl Scope {
         Ok(p)
     }
 
+    /// The workspace-relative path `given` names, lexically (it need not exist: a `diff`
+    /// filter may name a deleted file), normalised as a git pathspec is: `./src`, `src/` and
+    /// `src` are `src`; `.` (or the root itself) is `""`, the whole workspace. Issue 13,
+    /// review 2 C.
+    ///
+    /// # Errors
+    /// [`ScopeError::Outside`] for a path leaving the root; [`ScopeError::Invalid`] for an
+    /// empty path, a NUL, a wildcard (`*`, `?`, `[`: paths are literal) or a name a workspace
+    /// path cannot have.
+    pub fn relative(&self, field: &str, given: &str) -> Result<String, ScopeError> {
+        let invalid = |reason: &str| ScopeError::Invalid {
+            field: field.into(),
+            given: given.into(),
+            reason: reason.into(),
+        };
+        if given.is_empty() {
+            return Err(invalid("an empty path; give `.` for the whole workspace"));
+        }
+        if given.contains('\0') {
+            return Err(invalid("a path cannot hold a NUL character"));
+        }
+        if given.contains(['*', '?', '[']) {
+            return Err(invalid(
+                "a path is taken literally, not as a pattern (`*`, `?`, `[`)",
+            ));
+        }
+        let p = Path::new(given);
+        let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+        let rest = if p.is_absolute() {
+            p.strip_prefix(&self.root)
+                .map_err(|_| ScopeError::Outside {
+                    field: field.into(),
+                    given: given.into(),
+                    root: self.root.clone(),
+                })?
+        } else {
+            p
+        };
+        for c in rest.components() {
+            match c {
+                Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+                Component::ParentDir => {
+                    if parts.pop().is_none() {
+                        return Err(ScopeError::Outside {
+                            field: field.into(),
+                            given: given.into(),
+                            root: self.root.clone(),
+                        });
+                    }
+                }
+                Component::Normal(n) => parts.push(n),
+            }
+        }
+        let joined = parts
+            .iter()
+            .map(|s| s.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if joined.is_empty() {
+            return Ok(joined);
+        }
+        crate::path::WorkspacePath::new(joined.as_str())
+            .map(|w| w.as_str().to_owned())
+            .map_err(|e| invalid(&e.to_string()))
+    }
+
     /// The existing path `given` names inside the workspace, canonical.
     ///
     /// # Errors
@@ -218,5 +295,39 @@ mod tests {
             s.dir("dir", "missing"),
             Err(ScopeError::Missing { .. })
         ));
+    }
+
+    #[test]
+    fn filter_paths_are_normalised_like_pathspecs() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        let s = Scope::new(&root, None, Duration::from_secs(1)).unwrap();
+        let abs = s.root().join("src/a.rs");
+        for (given, want) in [
+            ("./src", "src"),
+            ("src/", "src"),
+            ("src//lib.rs", "src/lib.rs"),
+            (".", ""),
+            ("./", ""),
+            ("src/../docs", "docs"),
+            ("gone.txt", "gone.txt"),
+            (abs.to_str().unwrap(), "src/a.rs"),
+            (s.root().to_str().unwrap(), ""),
+        ] {
+            assert_eq!(s.relative("paths", given).unwrap(), want, "{given}");
+        }
+        for bad in ["../x", "/etc/passwd", "src/../../x"] {
+            assert!(
+                matches!(s.relative("paths", bad), Err(ScopeError::Outside { .. })),
+                "{bad}"
+            );
+        }
+        for bad in ["", "a\0b", "*", "src/*.rs", "a?", "[ab]"] {
+            assert!(
+                matches!(s.relative("paths", bad), Err(ScopeError::Invalid { .. })),
+                "{bad:?}"
+            );
+        }
     }
 }

@@ -52,7 +52,7 @@ use super::tools::{self, Done, ToolError};
 pub use super::transport::MAX_MESSAGE_BYTES;
 
 /// What every tool that runs something says about it.
-const RUNS_ONLY_OBLIGATIONS: &str = "It runs no command but the obligations of the session's manifest (as recorded at open); no tool runs anything else.";
+const RUNS_ONLY_OBLIGATIONS: &str = "It runs no command but the obligations of the workspace's manifest (genesis.json, as recorded at open); no tool runs anything else.";
 
 /// The Genesis MCP server of one workspace.
 #[derive(Debug, Clone)]
@@ -64,6 +64,8 @@ pub struct GenesisServer {
     /// until it does.
     #[allow(deprecated)]
     log_level: Arc<std::sync::Mutex<Option<LoggingLevel>>>,
+    /// Set by the first `initialize`.
+    initialized: Arc<AtomicBool>,
 }
 
 /// A logging level's severity, `debug` 0 to `emergency` 7 (RFC 5424's order, reversed).
@@ -156,6 +158,7 @@ impl GenesisServer {
             scope: Arc::new(scope),
             calls: Arc::default(),
             log_level: Arc::default(),
+            initialized: Arc::default(),
         }
     }
 
@@ -167,7 +170,7 @@ impl GenesisServer {
             tool::<SnapshotArgs>(
                 "snapshot",
                 runs_nothing(
-                    "Snapshot a directory inside the workspace (default: the workspace root); the result is `genesis snapshot --json`: the identity, the snapshot document and what was left out.",
+                    "Snapshot a directory inside the workspace (default: the workspace root), as a tree of the workspace; the result is `genesis --workspace ROOT snapshot [DIR] --json`: the identity, the snapshot document and what was left out. Stored in the workspace's store as that command stores (`stored: true`); `no_store` is `--no-store`.",
                 ),
             ),
             tool::<DiffArgs>(
@@ -185,7 +188,7 @@ impl GenesisServer {
             tool::<OpenArgs>(
                 "open",
                 runs_nothing(
-                    "Snapshot the workspace and open a session on it; the result is `genesis open --json` (the session document: its id is `session.session`).",
+                    "Snapshot the workspace and open a session on it; the result is `genesis open --json` (the session document: its id is `session.session`). `manifest` takes only the workspace's own genesis.json: the server never runs a command other than the obligations of the workspace's manifest.",
                 ),
             ),
             tool::<PatchArgs>(
@@ -203,7 +206,7 @@ impl GenesisServer {
             tool::<ApplyArgs>(
                 "apply",
                 runs_nothing(
-                    "Write a verified session into the workspace, all at once (or list the changes with dry_run); a workspace that changed under the session is a conflict (kind conflict, exit_code 3). The result is `genesis apply --json`.",
+                    "Write a verified session into the workspace, all at once (or list the changes with dry_run); a workspace that changed under the session is a conflict (kind conflict, exit_code 3); a session that changes genesis.json, or whose checkout lies outside the workspace, is refused (the CLI applies it). The result is `genesis apply --json`.",
                 ),
             ),
             tool::<AbortArgs>(
@@ -432,7 +435,7 @@ fn result(tool: &str, r: tools::ToolResult) -> CallToolResult {
             out
         }
         Err(mut e) => {
-            e.message = capped(e.message);
+            e.message = capped(tools::mcp_advice(&e.message));
             let mut out = CallToolResult::error(vec![ContentBlock::text(format!(
                 "error ({}, exit code {}): {}",
                 tools::kind_name(e.kind),
@@ -452,17 +455,12 @@ fn result(tool: &str, r: tools::ToolResult) -> CallToolResult {
 /// (and never past a client's line limit, 16 MiB in rmcp).
 pub const MAX_ERROR_MESSAGE_BYTES: usize = 4096;
 
-fn capped(mut message: String) -> String {
-    if message.len() > MAX_ERROR_MESSAGE_BYTES {
-        let mut cut = MAX_ERROR_MESSAGE_BYTES;
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let dropped = message.len() - cut;
-        message.truncate(cut);
-        message.push_str(&format!("… ({dropped} more bytes)"));
+/// `message` within [`MAX_ERROR_MESSAGE_BYTES`], the marker `… (N more bytes)` included.
+fn capped(message: String) -> String {
+    if message.len() <= MAX_ERROR_MESSAGE_BYTES {
+        return message;
     }
-    message
+    super::transport::capped_to(&message, MAX_ERROR_MESSAGE_BYTES)
 }
 
 impl ServerHandler for GenesisServer {
@@ -479,6 +477,23 @@ impl ServerHandler for GenesisServer {
             "Genesis transactional workspace engine for the workspace {}. A change is a transaction: open → patch → verify → apply (or abort). Every path must lie inside the workspace. {RUNS_ONLY_OBLIGATIONS}",
             self.scope.root().display()
         ))
+    }
+
+    /// `initialize`: answered once; a second one is refused with `-32600` (Invalid Request), as
+    /// MCP's lifecycle allows a single initialisation per connection.
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, McpError> {
+        if self.initialized.swap(true, Ordering::SeqCst) {
+            return Err(McpError::invalid_request(
+                "Invalid Request: the connection is already initialised; `initialize` is sent once",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     /// `logging/setLevel`: from now on, `verify` sends its notices at or above `level` as

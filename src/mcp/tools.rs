@@ -125,6 +125,53 @@ impl From<ScopeError> for ToolError {
 /// The result of a tool.
 pub type ToolResult = Result<Done, ToolError>;
 
+/// The advice a library error gives for the command line, in the server's terms (issue 13,
+/// review 2 H): an agent has no `--wait`, `--manifest` or `--store` to pass, and each call
+/// finishes an interrupted apply or abort first, so `genesis recover` is a call again.
+const MCP_ADVICE: &[(&str, &str)] = &[
+    (
+        "(pass --wait SECONDS to wait longer)",
+        "(the server waits as long as its own --wait; call again later)",
+    ),
+    (
+        "; the change is journaled: run `genesis recover` to finish it",
+        "; the change is journaled: call any tool again to finish it (each call finishes an interrupted change first)",
+    ),
+    (
+        "then run `genesis recover` to finish",
+        "then call any tool again to finish (each call finishes an interrupted change first)",
+    ),
+    (
+        "): run `genesis recover`",
+        "): call the tool again (each call finishes an interrupted apply or abort first)",
+    ),
+    ("run `genesis verify` first", "call `verify` first"),
+    ("run `genesis verify` again", "call `verify` again"),
+    (
+        "run `genesis init` or pass --manifest PATH",
+        "run `genesis init` in the workspace (the server reads only genesis.json)",
+    ),
+    (" (or pass --store DIR)", ""),
+];
+
+/// `message` with the command line's advice replaced by the server's (one table, `MCP_ADVICE`), and
+/// ``run `genesis patch ID` without a diff`` said as a `patch` call.
+pub fn mcp_advice(message: &str) -> String {
+    let mut out = message.to_owned();
+    for (cli, mcp) in MCP_ADVICE {
+        out = out.replace(cli, mcp);
+    }
+    if let Some(i) = out.find("run `genesis patch ")
+        && let Some(j) = out[i..].find("` without a diff")
+    {
+        out.replace_range(
+            i..i + j + "` without a diff".len(),
+            "call `patch` with only `session` (no `diff` or `from_dir`)",
+        );
+    }
+    out
+}
+
 /// The engine of the scope's workspace (creating the store when `create`), having finished
 /// any interrupted apply first, as every CLI command does.
 fn engine(scope: &Scope, create: bool) -> Result<Engine, ToolError> {
@@ -234,6 +281,14 @@ fn operand(scope: &Scope, field: &str, given: &str) -> Result<Operand, ToolError
 
 /// `diff`: `genesis diff A [B] --json`.
 pub fn diff(scope: &Scope, a: DiffArgs) -> ToolResult {
+    let paths = match &a.paths {
+        Some(ps) => Some(
+            ps.iter()
+                .map(|p| scope.relative("paths", p))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
     let (ta, tb) = match &a.b {
         Some(b) => Tree::compare(operand(scope, "a", &a.a)?, operand(scope, "b", b)?)?,
         None => {
@@ -250,7 +305,7 @@ pub fn diff(scope: &Scope, a: DiffArgs) -> ToolResult {
         }
     };
     let selection = report::DiffSelection {
-        paths: a.paths.clone(),
+        paths,
         no_text: a.stat,
     };
     let value = report::diff_json_of(&ta, &tb, &selection)?;
@@ -323,22 +378,24 @@ pub fn open(scope: &Scope, a: OpenArgs) -> ToolResult {
         Some(s) => Some(SessionId::new(s).map_err(|e| ToolError::bad_input(e.to_string()))?),
         None => None,
     };
-    let manifest = match &a.manifest {
-        Some(m) => {
-            let mut m = m.as_str();
-            while let Some(rest) = m.strip_prefix("./") {
-                m = rest.trim_start_matches('/');
-            }
-            Some(
-                WorkspacePath::new(m)
-                    .map_err(|e| ToolError::bad_input(format!("manifest: {e}")))?,
-            )
+    // Issue 13 A: the only manifest a server takes is the workspace's own (genesis.json at the
+    // root); any other file could be one a session wrote, naming any command (DESIGN 11a).
+    if let Some(m) = &a.manifest {
+        let mut rest = m.as_str();
+        while let Some(r) = rest.strip_prefix("./") {
+            rest = r.trim_start_matches('/');
         }
-        None => None,
-    };
-    let rel = manifest.clone().unwrap_or_else(|| {
-        WorkspacePath::new(crate::manifest::DEFAULT_MANIFEST).expect("a valid path")
-    });
+        if rest != crate::manifest::DEFAULT_MANIFEST {
+            return Err(ToolError::bad_input(format!(
+                "manifest {m:?}: the server takes only the workspace's own manifest ({}); \
+                 it never runs a command other than that manifest's obligations \
+                 (`genesis open --manifest` on the command line takes another)",
+                crate::manifest::DEFAULT_MANIFEST
+            )));
+        }
+    }
+    let manifest = None;
+    let rel = WorkspacePath::new(crate::manifest::DEFAULT_MANIFEST).expect("a valid path");
     crate::manifest::Manifest::load_in(scope.root(), &rel)?;
     let engine = engine(scope, true)?;
     let out = engine.open(
@@ -411,7 +468,19 @@ pub fn verify(scope: &Scope, a: VerifyArgs, observer: &mut dyn Observer) -> Tool
         secrets: scope.secrets().to_vec(),
         ..VerifyOptions::default()
     };
-    let out = engine.verify(&id, &opts, observer)?;
+    let out = engine.verify(&id, &opts, observer).map_err(|e| match e {
+        // Issue 13, review 2 F: in the server an interrupt is a cancellation (the client
+        // cancelled the call or went away, or the server was signalled); the kind and exit
+        // code stay the CLI's for an interrupted verify (io, 4).
+        crate::engine::VerifyError::Interrupted(o) => ToolError {
+            kind: ErrorKind::Io,
+            message: format!(
+                "cancelled while obligation {o} ran (the call was cancelled, the client went away or the server was stopped); its process group was killed and nothing was recorded"
+            ),
+            document: None,
+        },
+        other => other.into(),
+    })?;
     let failed = out.record.failed_ids();
     let summary = if out.record.obligations.is_empty() && out.record.static_results.is_empty() {
         format!(
@@ -438,10 +507,63 @@ pub fn verify(scope: &Scope, a: VerifyArgs, observer: &mut dyn Observer) -> Tool
     })
 }
 
+/// Issue 13 B: the server never changes anything outside its workspace, so a session whose
+/// `--checkout` directory (made by the CLI) lies outside it is refused (kind `state`, exit
+/// code 3) by every tool that would rewrite or remove that directory (`apply`, `abort`,
+/// `rebase`); the CLI does it.
+fn refuse_outside_checkout(
+    scope: &Scope,
+    engine: &Engine,
+    id: &str,
+    tool: &str,
+) -> Result<(), ToolError> {
+    let (_, state) = engine.status(id)?;
+    let Some(co) = state.checkout.as_deref() else {
+        return Ok(());
+    };
+    let real = co.canonicalize().unwrap_or_else(|_| co.to_path_buf());
+    if real.starts_with(scope.root()) {
+        return Ok(());
+    }
+    Err(ToolError {
+        kind: ErrorKind::State,
+        message: format!(
+            "session {id} has its checkout {} outside the workspace {}; the server never changes \
+             anything outside its workspace, so `{tool}` is refused here: run `genesis {tool} {id}` \
+             on the command line",
+            co.display(),
+            scope.root().display()
+        ),
+        document: None,
+    })
+}
+
+/// Issue 13 A: a session whose change rewrites the workspace's own manifest is not applied by
+/// the server (kind `bad-input`, exit code 2, as a protected path): the next session would run
+/// the commands the agent wrote. The CLI applies it.
+fn refuse_manifest_change(engine: &Engine, id: &str) -> Result<(), ToolError> {
+    let (s, _) = engine.status(id)?;
+    let store = engine.store();
+    let base = store.read_snapshot(&s.base_snapshot)?.0;
+    let current = store.read_snapshot(&s.current_snapshot)?.0;
+    let m = crate::manifest::DEFAULT_MANIFEST;
+    if base.get(m) != current.get(m) {
+        return Err(ToolError::bad_input(format!(
+            "session {id} changes the workspace's manifest {m}; the server never writes it (it \
+             names the commands `verify` runs): run `genesis apply {id}` on the command line"
+        )));
+    }
+    Ok(())
+}
+
 /// `apply`: `genesis apply SESSION [--dry-run] [--strict] --json`.
 pub fn apply(scope: &Scope, a: ApplyArgs) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
+    if !a.dry_run {
+        refuse_outside_checkout(scope, &engine, &id, "apply")?;
+        refuse_manifest_change(&engine, &id)?;
+    }
     let out = engine.apply(
         &id,
         &ApplyOptions {
@@ -469,6 +591,9 @@ pub fn apply(scope: &Scope, a: ApplyArgs) -> ToolResult {
 pub fn abort(scope: &Scope, a: AbortArgs) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
+    if !a.dry_run {
+        refuse_outside_checkout(scope, &engine, &id, "abort")?;
+    }
     let o = engine.abort_with(
         &id,
         &AbortOptions {
@@ -532,6 +657,7 @@ pub fn status(scope: &Scope, a: StatusArgs) -> ToolResult {
 pub fn rebase(scope: &Scope, a: RebaseArgs) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
+    refuse_outside_checkout(scope, &engine, &id, "rebase")?;
     let out = engine.rebase(&id, &crate::engine::RebaseOptions { markers: a.markers })?;
     let value = report::rebase_json(&out, a.markers);
     if !out.conflicts.is_empty() && !out.moved {
@@ -592,4 +718,45 @@ pub fn log(scope: &Scope, a: LogArgs) -> ToolResult {
         value: report::log_json(&id, &log),
         summary,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mcp_advice;
+
+    #[test]
+    fn command_line_advice_is_said_as_calls() {
+        for (cli, mcp) in [
+            (
+                "store /w/.genesis is locked by pid 7; waited 5 s (pass --wait SECONDS to wait longer)",
+                "store /w/.genesis is locked by pid 7; waited 5 s (the server waits as long as its own --wait; call again later)",
+            ),
+            (
+                "/w/a.txt: gone; the change is journaled: run `genesis recover` to finish it",
+                "/w/a.txt: gone; the change is journaled: call any tool again to finish it (each call finishes an interrupted change first)",
+            ),
+            (
+                "session s1: an interrupted apply/abort of this session is pending (journal j (x)): run `genesis recover`",
+                "session s1: an interrupted apply/abort of this session is pending (journal j (x)): call the tool again (each call finishes an interrupted apply or abort first)",
+            ),
+            (
+                "it has not been verified; run `genesis verify` first",
+                "it has not been verified; call `verify` first",
+            ),
+            (
+                "session s2 is in-place: its patches are recorded from the workspace; run `genesis patch s2` without a diff",
+                "session s2 is in-place: its patches are recorded from the workspace; call `patch` with only `session` (no `diff` or `from_dir`)",
+            ),
+            (
+                "/w/genesis.json: no package manifest; run `genesis init` or pass --manifest PATH",
+                "/w/genesis.json: no package manifest; run `genesis init` in the workspace (the server reads only genesis.json)",
+            ),
+            (
+                "/w: no Genesis store here; run `genesis init` (or pass --store DIR)",
+                "/w: no Genesis store here; run `genesis init`",
+            ),
+        ] {
+            assert_eq!(mcp_advice(cli), mcp);
+        }
+    }
 }

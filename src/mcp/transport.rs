@@ -10,7 +10,9 @@
 //! | a member name twice in one object ([`crate::json::check_no_duplicate_keys`]) | inside `params`: `-32602` Invalid params; elsewhere `-32600`; with the frame's `id` |
 //! | a request whose `jsonrpc` is not `"2.0"`, whose `id` is not a string or integer, or whose `method` is missing or not a string | `-32600`, with the `id` when it is one |
 //! | a request rmcp cannot read (its params do not fit the method) | `-32602`, with its `id` |
-//! | longer than [`MAX_MESSAGE_BYTES`] | `-32600`, `id: null` (the line is not kept, so its id is unknown) |
+//! | longer than [`MAX_MESSAGE_BYTES`] | `-32600`, with the `id` when the line's first 4096 bytes hold the top-level `id` ([`id_in_prefix`]), else `id: null` (the rest of the line is not kept) |
+//! | a request whose integer `id` lies past `i64` (rmcp's id type) | `-32600`, with that `id` |
+//! | a request whose `method` is longer than 256 bytes (no MCP method is) | `-32601`, naming it cut |
 //!
 //! A notification (no `id`) or a response that cannot be read is dropped without an answer, as
 //! JSON-RPC says a notification is never answered. Messages are written whole, one per line,
@@ -35,6 +37,14 @@ pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024 + 64 * 1024;
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// The longest method name any MCP method has is far below this; a longer one is unknown, and
+/// the answer names it cut to this many bytes.
+const MAX_METHOD_BYTES: usize = 256;
+
+/// The first bytes of an oversized line kept to find its `id` in.
+const ID_PREFIX_BYTES: usize = 4096;
 
 /// The MCP request methods (protocol 2025-11-25 and rmcp 3.11's draft additions): a request of
 /// one of them that rmcp cannot read has params that do not fit.
@@ -114,6 +124,26 @@ pub fn classify(line: &[u8]) -> Frame {
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
         _ => Value::Null,
     };
+    // rmcp carries an integer id as an i64: a larger one (up to u64's maximum) is refused
+    // with the id itself, never read as something else.
+    if request && o.get("id").is_some_and(|i| i.is_u64() && !i.is_i64()) {
+        return Frame::Answer(error_response(
+            id,
+            INVALID_REQUEST,
+            "Invalid Request: an integer `id` must lie within -9223372036854775808..=9223372036854775807 (a 64-bit signed integer); use a string id for anything else",
+        ));
+    }
+    // An unknown method is named in the answer, cut to 256 bytes.
+    if let Some(Value::String(m)) = o.get("method")
+        && request
+        && m.len() > MAX_METHOD_BYTES
+    {
+        return Frame::Answer(error_response(
+            id,
+            METHOD_NOT_FOUND,
+            &format!("Method not found: {}", capped_to(m, MAX_METHOD_BYTES)),
+        ));
+    }
     if let Err(crate::json::JsonError::Duplicate(d)) = crate::json::check_no_duplicate_keys(line) {
         if !request {
             return Frame::Skip;
@@ -168,14 +198,61 @@ pub fn classify(line: &[u8]) -> Frame {
 }
 
 fn capped(s: &str) -> String {
-    if s.len() <= 4096 {
+    capped_to(s, crate::mcp::server::MAX_ERROR_MESSAGE_BYTES)
+}
+
+/// `s` within `max` bytes, the marker `… (N more bytes)` counted in (issue 13, review 2 E).
+pub fn capped_to(s: &str, max: usize) -> String {
+    if s.len() <= max {
         return s.to_owned();
     }
-    let mut cut = 4096;
+    // The marker's length depends on N, which depends on the cut: at most 30 bytes.
+    let mut cut = max.saturating_sub(30);
     while !s.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{}…", &s[..cut])
+    format!("{}… ({} more bytes)", &s[..cut], s.len() - cut)
+}
+
+/// The `id` of an oversized line, found in its first bytes (`prefix`): the value of the member
+/// `id` of the top-level object when it is a string or an integer and lies whole in the prefix;
+/// `null` otherwise. A scan of at most 4096 bytes (`ID_PREFIX_BYTES`), no parse of the line.
+pub fn id_in_prefix(prefix: &[u8]) -> Value {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < prefix.len() {
+        match prefix[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < prefix.len() && prefix[j] != b'"' {
+                    j += if prefix[j] == b'\\' { 2 } else { 1 };
+                }
+                if j >= prefix.len() {
+                    return Value::Null;
+                }
+                let key = &prefix[start..j];
+                i = j + 1;
+                let rest = &prefix[i..];
+                let after = rest.iter().position(|b| !b.is_ascii_whitespace());
+                if depth == 1 && key == b"id" && after.is_some_and(|k| rest[k] == b':') {
+                    let value = &rest[after.unwrap_or(0) + 1..];
+                    let mut it = serde_json::Deserializer::from_slice(value).into_iter::<Value>();
+                    return match it.next() {
+                        Some(Ok(v @ Value::String(_))) => v,
+                        Some(Ok(Value::Number(n))) if n.is_i64() => Value::Number(n),
+                        _ => Value::Null,
+                    };
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Value::Null
 }
 
 /// How a line read ended.
@@ -190,6 +267,8 @@ pub struct LineTransport<R, W> {
     read: BufReader<R>,
     line: Vec<u8>,
     oversized: bool,
+    /// The first bytes of the oversized line being skipped, to find its `id` in.
+    prefix: Vec<u8>,
     max: usize,
     write: Arc<tokio::sync::Mutex<W>>,
     on_end: Option<Box<dyn Fn() + Send + Sync>>,
@@ -202,6 +281,7 @@ impl<R: AsyncRead + Unpin + Send, W: AsyncWrite + Unpin + Send + 'static> LineTr
             read: BufReader::new(read),
             line: Vec::new(),
             oversized: false,
+            prefix: Vec::new(),
             max: MAX_MESSAGE_BYTES,
             write: Arc::new(tokio::sync::Mutex::new(write)),
             on_end: None,
@@ -240,7 +320,10 @@ impl<R: AsyncRead + Unpin + Send, W: AsyncWrite + Unpin + Send + 'static> LineTr
                 let piece = &buf[..nl.unwrap_or(buf.len())];
                 if !self.oversized && self.line.len() + piece.len() > self.max {
                     self.oversized = true;
-                    self.line = Vec::new();
+                    let mut head = std::mem::take(&mut self.line);
+                    head.extend_from_slice(&piece[..piece.len().min(ID_PREFIX_BYTES)]);
+                    head.truncate(ID_PREFIX_BYTES);
+                    self.prefix = head;
                 }
                 if !self.oversized {
                     self.line.extend_from_slice(piece);
@@ -295,7 +378,7 @@ where
                     return None;
                 }
                 Read::Oversized => Frame::Answer(error_response(
-                    Value::Null,
+                    id_in_prefix(&std::mem::take(&mut self.prefix)),
                     INVALID_REQUEST,
                     &format!(
                         "Invalid Request: a message longer than {} bytes is not read",
@@ -397,6 +480,54 @@ mod tests {
             classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized","x":1,"x":2}"#),
             Frame::Skip
         ));
+    }
+
+    #[test]
+    fn protocol_edges() {
+        let a = answer(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#);
+        assert_eq!(a["id"], json!(18446744073709551615u64));
+        assert_eq!(a["error"]["code"], -32600);
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"ping"}"#),
+            Frame::Message(_)
+        ));
+        let long = "m".repeat(1 << 20);
+        let a = answer(&format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{long}"}}"#));
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (json!(5), json!(-32601))
+        );
+        let m = a["error"]["message"].as_str().unwrap();
+        assert_eq!(
+            m,
+            format!(
+                "Method not found: {}… ({} more bytes)",
+                &long[..226],
+                (1 << 20) - 226
+            )
+        );
+        for (prefix, id) in [
+            (
+                r#"{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"#,
+                json!(77),
+            ),
+            (
+                r#"{"params":{"id":1,"x":"a"id":3"},"id" : "s9","#,
+                json!("s9"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"tools/call","params":{"id":4,"#,
+                Value::Null,
+            ),
+            (r#"{"jsonrpc":"2.0","id":{"a":1},"#, Value::Null),
+        ] {
+            assert_eq!(id_in_prefix(prefix.as_bytes()), id, "{prefix}");
+        }
+        let s = "é".repeat(5000);
+        let c = capped_to(&s, 4096);
+        assert!(c.len() <= 4096 && c.len() > 4060, "{}", c.len());
+        let kept = c.rfind('…').unwrap();
+        assert_eq!(&c[kept..], format!("… ({} more bytes)", 10_000 - kept));
     }
 
     #[test]

@@ -5,6 +5,7 @@ Exits 0 and prints 'N passed, 0 failed' when every step holds."""
 
 import asyncio
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -14,7 +15,8 @@ import warnings
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-GENESIS = sys.argv[1]
+# A relative path is taken from the current directory, before anything changes it.
+GENESIS = os.path.abspath(sys.argv[1])
 FIX = (
     "diff --git a/greet.txt b/greet.txt\n--- a/greet.txt\n+++ b/greet.txt\n"
     "@@ -1 +1 @@\n-broken\n+fixed\n"

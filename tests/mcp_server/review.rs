@@ -158,7 +158,8 @@ fn sigterm_ends_the_server_with_stdin_open() {
         unsafe { libc::kill(raw.child.id() as i32, sig) };
         let status = raw.wait_exit();
         assert!(raw.stdin.is_some(), "standard input is still open");
-        assert_eq!(status.code(), Some(0), "signal {sig}: {status:?}");
+        // Issue 13, review 2 F: 128 + the signal, as a shell reports it.
+        assert_eq!(status.code(), Some(128 + sig), "signal {sig}: {status:?}");
         all_gone(&ids, "after the signal");
         assert_eq!(
             session_files(&root),
@@ -183,6 +184,17 @@ fn closing_stdin_stops_the_obligation_at_once() {
     let answer = raw.response();
     assert_eq!(answer["id"], 3, "{answer}");
     assert_eq!(answer["result"]["isError"], true, "{answer}");
+    // Issue 13, review 2 F: said as a cancellation, with the CLI's kind for it (io, 4).
+    let e = &answer["result"]["structuredContent"];
+    assert_eq!(
+        (e["kind"].clone(), e["exit_code"].clone()),
+        (json!("io"), json!(4)),
+        "{answer}"
+    );
+    assert_eq!(
+        e["message"],
+        "cancelled while obligation slow ran (the call was cancelled, the client went away or the server was stopped); its process group was killed and nothing was recorded"
+    );
     let status = raw.wait_exit();
     assert_eq!(status.code(), Some(0));
     all_gone(&ids, "after standard input closed");
@@ -452,8 +464,12 @@ async fn a_manifest_is_read_only_from_a_regular_file_inside() {
             (Some("bad-input"), Some(2)),
             "{manifest}: {e}"
         );
+        // Issue 13 A: the server takes no manifest but genesis.json; the CLI checks the file.
         assert!(
-            e["message"].as_str().unwrap().contains(says),
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("the server takes only the workspace's own manifest (genesis.json)"),
             "{manifest}: {e}"
         );
         let o = run_bounded(&root, &["open", "--manifest", manifest]);
