@@ -256,6 +256,93 @@ pub fn kind(dir: &OwnedFd, name: &str) -> Option<Kind> {
     })
 }
 
+/// Creates a new uniquely named temporary file `<prefix><pid>-<n>` in `dir` (as
+/// [`create_new`], permission bits `0600`) and returns it with its name.
+///
+/// # Errors
+/// The `openat(2)` error (after 100 names already taken: `EEXIST`).
+pub fn create_temp(dir: &OwnedFd, prefix: &str) -> io::Result<(File, String)> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut last = io::Error::from_raw_os_error(libc::EEXIST);
+    for _ in 0..100 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{prefix}{}-{n}", std::process::id());
+        match create_new(dir, &name, 0o600) {
+            Ok(f) => return Ok((f, name)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
+}
+
+/// Removes the directory `name` in `dir` and everything in it, never following a link (each
+/// level opened `O_NOFOLLOW` relative to its parent's descriptor, entries removed with
+/// `unlinkat(2)`).
+///
+/// # Errors
+/// The first `openat(2)`, `readdir(3)` or `unlinkat(2)` error.
+pub fn remove_tree(dir: &OwnedFd, name: &str) -> io::Result<()> {
+    let c = leaf(name)?;
+    remove_tree_c(dir, &c)
+}
+
+fn remove_tree_c(dir: &OwnedFd, name: &std::ffi::CStr) -> io::Result<()> {
+    // SAFETY: valid fd and NUL-terminated name.
+    let fd = check(unsafe {
+        libc::openat(dir.as_raw_fd(), name.as_ptr(), DIR_FLAGS | libc::O_NOFOLLOW)
+    })?;
+    // SAFETY: `fd` was just opened.
+    let child = unsafe { OwnedFd::from_raw_fd(fd) };
+    for entry in list(&child)? {
+        // SAFETY: valid fd and NUL-terminated name.
+        let r = unsafe { libc::unlinkat(child.as_raw_fd(), entry.as_ptr(), 0) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if matches!(e.raw_os_error(), Some(libc::EISDIR | libc::EPERM)) {
+                remove_tree_c(&child, &entry)?;
+            } else if e.kind() != io::ErrorKind::NotFound {
+                return Err(e);
+            }
+        }
+    }
+    // SAFETY: valid fd and NUL-terminated name.
+    check(unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) })?;
+    Ok(())
+}
+
+/// The entry names of the directory `dir` (without `.` and `..`), read through a duplicate of
+/// the descriptor (`fdopendir(3)`).
+fn list(dir: &OwnedFd) -> io::Result<Vec<CString>> {
+    let dup = dir.try_clone()?;
+    use std::os::fd::IntoRawFd;
+    let raw = dup.into_raw_fd();
+    // SAFETY: `raw` is an fd we own; on success the DIR owns it.
+    let d = unsafe { libc::fdopendir(raw) };
+    if d.is_null() {
+        let e = io::Error::last_os_error();
+        // SAFETY: fdopendir failed, so we still own `raw`.
+        unsafe { libc::close(raw) };
+        return Err(e);
+    }
+    let mut out = Vec::new();
+    loop {
+        // SAFETY: `d` is a live DIR stream.
+        let ent = unsafe { libc::readdir(d) };
+        if ent.is_null() {
+            break;
+        }
+        // SAFETY: readdir returned a valid dirent whose d_name is NUL-terminated.
+        let n = unsafe { std::ffi::CStr::from_ptr((*ent).d_name.as_ptr()) };
+        if n.to_bytes() != b"." && n.to_bytes() != b".." {
+            out.push(n.to_owned());
+        }
+    }
+    // SAFETY: `d` is a live DIR stream, closed once (this closes `raw`).
+    unsafe { libc::closedir(d) };
+    Ok(out)
+}
+
 /// Splits a workspace-relative path into its directory (`""` for the root) and leaf name.
 pub fn split(rel: &str) -> (&str, &str) {
     rel.rsplit_once('/').unwrap_or(("", rel))
@@ -331,5 +418,16 @@ mod tests {
             create_new(&d, "..", 0o600).unwrap_err().raw_os_error(),
             Some(libc::EINVAL)
         );
+        // remove_tree removes the link inside, not what it points to.
+        std::fs::create_dir_all(ws.join("moved/tree/a")).unwrap();
+        std::fs::write(ws.join("moved/tree/a/f"), b"f").unwrap();
+        std::fs::write(t.path().join("out/keep"), b"k").unwrap();
+        std::os::unix::fs::symlink(t.path().join("out"), ws.join("moved/tree/a/l")).unwrap();
+        remove_tree(&d, "tree").unwrap();
+        assert_eq!(kind(&d, "tree"), None);
+        assert_eq!(std::fs::read(t.path().join("out/keep")).unwrap(), b"k");
+        let (_, name) = create_temp(&d, ".genesis-tmp-").unwrap();
+        assert!(name.starts_with(".genesis-tmp-"), "{name}");
+        assert_eq!(kind(&d, &name), Some(Kind::File));
     }
 }
