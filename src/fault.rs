@@ -5,7 +5,10 @@
 //!
 //! - `GENESIS_FAULT=N:KIND`: at the N-th step (1-based, counted across the process), do KIND:
 //!   `abort` (`std::process::abort`, so no destructor tidies up), `enospc` or `eio` (the step
-//!   returns that I/O error).
+//!   returns that I/O error), or `swap`: exchange the two paths named by
+//!   `GENESIS_FAULT_SWAP=A|B` (three renames through a temporary name) and carry on — a
+//!   deterministic stand-in for a concurrent process swapping a directory for a link in the
+//!   middle of a write (see [`crate::beneath`]).
 //! - `GENESIS_FAULT_TRACE=FILE`: append `N NAME` for every step to FILE (to count the steps).
 //!
 //! This is a test seam, documented so that nobody is surprised by it; it changes nothing when
@@ -20,6 +23,7 @@ enum Kind {
     Abort,
     Enospc,
     Eio,
+    Swap,
 }
 
 struct Config {
@@ -36,6 +40,7 @@ fn config() -> &'static Config {
                 "abort" => Kind::Abort,
                 "enospc" => Kind::Enospc,
                 "eio" => Kind::Eio,
+                "swap" => Kind::Swap,
                 _ => return None,
             };
             Some((n.parse().ok()?, kind))
@@ -72,7 +77,26 @@ pub fn point(name: &str) -> std::io::Result<()> {
             Kind::Abort => std::process::abort(),
             Kind::Enospc => Err(std::io::Error::from_raw_os_error(libc::ENOSPC)),
             Kind::Eio => Err(std::io::Error::from_raw_os_error(libc::EIO)),
+            Kind::Swap => {
+                swap();
+                Ok(())
+            }
         },
         _ => Ok(()),
     }
+}
+
+/// Exchanges the two paths of `GENESIS_FAULT_SWAP=A|B` (a missing variable does nothing).
+fn swap() {
+    let Some(v) = std::env::var_os("GENESIS_FAULT_SWAP") else {
+        return;
+    };
+    let v = v.to_string_lossy().into_owned();
+    let Some((a, b)) = v.split_once('|') else {
+        return;
+    };
+    let t = format!("{a}.genesis-fault-swap");
+    let _ = std::fs::rename(a, &t);
+    let _ = std::fs::rename(b, a);
+    let _ = std::fs::rename(&t, b);
 }

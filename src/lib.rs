@@ -18,6 +18,7 @@
 //! outcome, and [`EngineError`]. The operations report their events through one observer
 //! ([`events::Observer`]); one emitter ([`events::Emitter`]) renders them in a dialect for both
 //! front ends, the CLI's `--events` and the BPT driver ([`bpt`]).
+pub mod beneath;
 pub mod bpt;
 pub mod check;
 pub mod clock;

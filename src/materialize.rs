@@ -2,15 +2,19 @@
 //! and `verify --workdir` (synced incrementally so build caches survive).
 //!
 //! Sync rule: every snapshot file whose content or executable bit differs on disk is written
-//! (temp file in its directory, rename); every file on disk that the snapshot rules would count
-//! as a member (not ignored, not excluded) but that the snapshot does not hold is deleted.
+//! (temp file in its directory, rename; every step relative to a directory descriptor opened
+//! without following a link, see [`crate::beneath`]); every file on disk that the snapshot
+//! rules would count as a member (not ignored, not excluded) but that the snapshot does not
+//! hold is deleted.
 //! Ignored and excluded files (for example `target/`) are left alone. Symbolic links or files
 //! standing where a directory must be are replaced; links are never followed.
 
 use std::collections::BTreeSet;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::beneath;
 use crate::path::WorkspacePath;
 use crate::snapshot::{Snapshot, SnapshotError, SnapshotOptions, scan};
 use crate::store::{Store, StoreError, fsync_dir};
@@ -87,7 +91,10 @@ pub fn materialize(
     let wanted: BTreeSet<&str> = snapshot.files().iter().map(|f| f.path.as_str()).collect();
     for f in &present.files {
         if !wanted.contains(f.path.as_str()) {
-            std::fs::remove_file(&f.fs_path).map_err(io(&f.fs_path))?;
+            let (parent, leaf) = beneath::split(f.path.as_str());
+            beneath::open_dir(dir, parent)
+                .and_then(|fd| beneath::unlink(&fd, leaf))
+                .map_err(io(&f.fs_path))?;
             outcome.deleted += 1;
         }
     }
@@ -107,20 +114,21 @@ pub fn materialize(
             }
         }
         let target = f.path.to_fs_path(dir);
-        let parent = prepare_parent(dir, &f.path)?;
+        let (parent, pfd) = prepare_parent(dir, &f.path)?;
+        let leaf = beneath::split(f.path.as_str()).1;
         // Whatever stands at the target and is not a regular file goes (a link, a directory).
-        if let Ok(md) = std::fs::symlink_metadata(&target) {
-            if md.is_dir() {
-                std::fs::remove_dir_all(&target).map_err(io(&target))?;
-            } else if !md.is_file() {
-                std::fs::remove_file(&target).map_err(io(&target))?;
+        match beneath::kind(&pfd, leaf) {
+            Some(beneath::Kind::Dir) => beneath::remove_tree(&pfd, leaf).map_err(io(&target))?,
+            Some(beneath::Kind::Link | beneath::Kind::Other) => {
+                beneath::unlink(&pfd, leaf).map_err(io(&target))?;
             }
+            Some(beneath::Kind::File) | None => {}
         }
         let mode = match &opts.modes_from {
             Some(ws) => crate::fsmode::for_path(&f.path.to_fs_path(ws), exec),
             None => crate::fsmode::for_path(&target, exec),
         };
-        write_blob(store, &f.blob, &parent, &target, mode, opts.durable)?;
+        write_blob_at(store, &f.blob, &pfd, leaf, &target, mode, opts.durable)?;
         touched_dirs.insert(parent);
         outcome.written += 1;
     }
@@ -133,22 +141,33 @@ pub fn materialize(
 }
 
 /// Creates the parent directories of `path` under `root`, replacing any file or symbolic link
-/// that stands where a directory must be. Returns the parent directory.
-fn prepare_parent(root: &Path, path: &WorkspacePath) -> Result<PathBuf, MaterializeError> {
+/// that stands where a directory must be; every step relative to its parent's descriptor, no
+/// link followed ([`crate::beneath`]). Returns the parent directory's path and descriptor.
+fn prepare_parent(
+    root: &Path,
+    path: &WorkspacePath,
+) -> Result<(PathBuf, OwnedFd), MaterializeError> {
     let mut cur = root.to_path_buf();
+    let mut fd = beneath::open_root(root).map_err(io(root))?;
     let comps: Vec<&str> = path.components().collect();
     for c in &comps[..comps.len() - 1] {
         cur.push(c);
-        match std::fs::symlink_metadata(&cur) {
-            Ok(md) if md.is_dir() => {}
-            Ok(_) => {
-                std::fs::remove_file(&cur).map_err(io(&cur))?;
-                std::fs::create_dir(&cur).map_err(io(&cur))?;
+        fd = match beneath::open_child_dir(&fd, c) {
+            Ok(child) => child,
+            Err(e) => {
+                match e.raw_os_error() {
+                    Some(libc::ELOOP | libc::ENOTDIR) => {
+                        beneath::unlink(&fd, c).map_err(io(&cur))?;
+                    }
+                    Some(libc::ENOENT) => {}
+                    _ => return Err(io(&cur)(e)),
+                }
+                beneath::mkdir(&fd, c).map_err(io(&cur))?;
+                beneath::open_child_dir(&fd, c).map_err(io(&cur))?
             }
-            Err(_) => std::fs::create_dir(&cur).map_err(io(&cur))?,
-        }
+        };
     }
-    Ok(cur)
+    Ok((cur, fd))
 }
 
 /// Writes the object `blob` to `target` through a temp file in `parent` (created `0600`), with
@@ -164,17 +183,40 @@ pub fn write_blob(
     mode: u32,
     durable: bool,
 ) -> Result<(), MaterializeError> {
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".genesis-tmp-")
-        .tempfile_in(parent)
-        .map_err(io(parent))?;
-    store.copy_object_named(blob, tmp.as_file_mut(), Some(target))?;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))
-        .map_err(io(target))?;
-    if durable {
-        tmp.as_file().sync_all().map_err(io(target))?;
+    let pfd = beneath::open_root(parent).map_err(io(parent))?;
+    let leaf = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| io(target)(std::io::Error::from_raw_os_error(libc::EINVAL)))?;
+    write_blob_at(store, blob, &pfd, leaf, target, mode, durable)
+}
+
+/// [`write_blob`] relative to the directory descriptor `parent`: the temp file is created
+/// `O_EXCL | O_NOFOLLOW` there and renamed to `leaf` there (`target` names it in errors).
+///
+/// # Errors
+/// As [`write_blob`]; the temp file is removed on failure.
+fn write_blob_at(
+    store: &Store,
+    blob: &crate::hash::Digest,
+    parent: &OwnedFd,
+    leaf: &str,
+    target: &Path,
+    mode: u32,
+    durable: bool,
+) -> Result<(), MaterializeError> {
+    let (mut f, tmp) = beneath::create_temp(parent, ".genesis-tmp-").map_err(io(target))?;
+    let result = (|| {
+        store.copy_object_named(blob, &mut f, Some(target))?;
+        f.set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(io(target))?;
+        if durable {
+            f.sync_all().map_err(io(target))?;
+        }
+        beneath::rename(parent, &tmp, parent, leaf).map_err(io(target))
+    })();
+    if result.is_err() {
+        let _ = beneath::unlink(parent, &tmp);
     }
-    tmp.persist(target).map_err(|e| io(target)(e.error))?;
-    Ok(())
+    result
 }

@@ -101,30 +101,38 @@ pub enum BlockedParent {
     File(String),
 }
 
-/// The one safe walk over the parents of `path` under `root`: `lstat` of each existing
-/// directory on the way, top down, never following a link. Stops with `None` at the first
-/// parent that does not exist (nothing below it can block) or at a file for which `deletable`
-/// holds (a file the change deletes may stand where a directory will be); returns the first
-/// link or other file. Used by apply's preconditions and abort's checks.
+/// The one safe walk over the parents of `path` under `root`: each existing directory on the
+/// way is opened relative to the one above it without following a link
+/// ([`crate::beneath::open_child_dir`]), top down, so the walk sees one consistent chain of
+/// real directories even while another process renames. Stops with `None` at the first
+/// parent that does not exist or cannot be opened (nothing below it can block) or at a file
+/// for which `deletable` holds (a file the change deletes may stand where a directory will
+/// be); returns the first link or other file. Used by apply's preconditions and abort's
+/// checks; the writes after it are themselves made beneath the root (DESIGN section 6).
 pub fn blocked_parent(
     root: &Path,
     path: &WorkspacePath,
     deletable: impl Fn(&str) -> bool,
 ) -> Option<BlockedParent> {
     let comps: Vec<&str> = path.components().collect();
-    let mut cur = root.to_path_buf();
+    let mut fd = crate::beneath::open_root(root).ok()?;
     let mut prefix = String::new();
     for comp in &comps[..comps.len() - 1] {
-        cur.push(comp);
         if !prefix.is_empty() {
             prefix.push('/');
         }
         prefix.push_str(comp);
-        match std::fs::symlink_metadata(&cur) {
-            Ok(md) if md.file_type().is_symlink() => return Some(BlockedParent::Link(prefix)),
-            Ok(md) if md.is_dir() => {}
-            Ok(_) if deletable(&prefix) => return None,
-            Ok(_) => return Some(BlockedParent::File(prefix)),
+        match crate::beneath::open_child_dir(&fd, comp) {
+            Ok(child) => fd = child,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Some(BlockedParent::Link(prefix));
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) && deletable(&prefix) => {
+                return None;
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+                return Some(BlockedParent::File(prefix));
+            }
             Err(_) => return None,
         }
     }

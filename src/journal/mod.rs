@@ -25,9 +25,11 @@
 //! journal are removed and the workspace is as it was.
 
 use std::collections::BTreeSet;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::beneath;
 use crate::fault::point;
 use crate::hash::Digest;
 use crate::path::WorkspacePath;
@@ -157,6 +159,22 @@ fn io(path: &Path, visible: bool) -> impl FnOnce(std::io::Error) -> JournalError
         path: path.to_path_buf(),
         source,
         visible,
+    }
+}
+
+/// `io`, except that a link met on the way while opening the directory `rel` beneath the root
+/// ([`crate::beneath::open_dir`]: `ELOOP`, `EXDEV`) is [`JournalError::Unsafe`] naming `rel`.
+fn opening<'a>(
+    rel: &'a str,
+    path: &'a Path,
+    visible: bool,
+) -> impl FnOnce(std::io::Error) -> JournalError + 'a {
+    move |source| match source.raw_os_error() {
+        Some(libc::ELOOP | libc::EXDEV) => JournalError::Unsafe {
+            path: rel.to_owned(),
+            reason: "is a symbolic link; nothing is written or deleted through links".into(),
+        },
+        _ => io(path, visible)(source),
     }
 }
 
@@ -307,7 +325,12 @@ fn respell_dirs(
             continue;
         }
         point(&format!("respell {dir}")).map_err(io(&to, true))?;
-        std::fs::rename(&from, &to).map_err(io(&to, true))?;
+        let pfd = beneath::open_dir(root, parent_rel.unwrap_or("")).map_err(opening(
+            parent_rel.unwrap_or(""),
+            &parent,
+            true,
+        ))?;
+        beneath::rename(&pfd, old, &pfd, name).map_err(io(&to, true))?;
         if let Some(names) = listings.get_mut(&parent) {
             names.remove(old.as_str());
             names.insert(name.to_owned());
@@ -317,13 +340,16 @@ fn respell_dirs(
     Ok(())
 }
 
-/// Creates the directories `comps` under `root`, never through a link or a file.
+/// Creates the directories `comps` under `root`, never through a link or a file: each one is
+/// opened or made relative to the descriptor of its parent ([`crate::beneath`]). Returns the
+/// last directory's path and descriptor.
 fn make_dirs(
     root: &Path,
     comps: &[&str],
     touched: &mut BTreeSet<PathBuf>,
-) -> Result<PathBuf, JournalError> {
+) -> Result<(PathBuf, OwnedFd), JournalError> {
     let mut cur = root.to_path_buf();
+    let mut fd = beneath::open_root(root).map_err(io(root, true))?;
     let mut rel = String::new();
     for comp in comps {
         let parent = cur.clone();
@@ -332,23 +358,35 @@ fn make_dirs(
             rel.push('/');
         }
         rel.push_str(comp);
-        match std::fs::symlink_metadata(&cur) {
-            Ok(md) if md.is_dir() && !md.file_type().is_symlink() => {}
-            Ok(_) => {
-                return Err(JournalError::Unsafe {
-                    path: rel,
-                    reason: "is not a directory (a link or a file); nothing is written through it"
-                        .into(),
-                });
+        let unsafe_dir = |e: &std::io::Error| JournalError::Unsafe {
+            path: rel.clone(),
+            reason: if e.raw_os_error() == Some(libc::ELOOP) {
+                "is a symbolic link; nothing is written or deleted through links".into()
+            } else {
+                "is not a directory (a link or a file); nothing is written through it".into()
+            },
+        };
+        fd = match beneath::open_child_dir(&fd, comp) {
+            Ok(child) => child,
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
+                return Err(unsafe_dir(&e));
             }
-            Err(_) => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 point(&format!("mkdir {rel}")).map_err(io(&cur, true))?;
-                std::fs::create_dir(&cur).map_err(io(&cur, true))?;
+                beneath::mkdir(&fd, comp).map_err(io(&cur, true))?;
                 touched.insert(parent);
+                match beneath::open_child_dir(&fd, comp) {
+                    Ok(child) => child,
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
+                        return Err(unsafe_dir(&e));
+                    }
+                    Err(e) => return Err(io(&cur, true)(e)),
+                }
             }
-        }
+            Err(e) => return Err(io(&cur, true)(e)),
+        };
     }
-    Ok(cur)
+    Ok((cur, fd))
 }
 
 /// Before anything is touched: no directory on the way to any path may be a symbolic link,
@@ -391,11 +429,11 @@ pub(crate) fn check_parents(root: &Path, journal: &Journal) -> Result<(), Journa
 fn remove_stale_temps(root: &Path, journal: &Journal) {
     for (n, op) in journal.ops.iter().enumerate() {
         let name = temp_name(&journal.session, n);
-        let target = op.path.to_fs_path(root);
-        for dir in [target.parent().unwrap_or(root), root] {
-            let t = dir.join(&name);
-            if std::fs::symlink_metadata(&t).is_ok_and(|m| m.is_file()) {
-                let _ = std::fs::remove_file(&t);
+        for dir in [beneath::split(op.path.as_str()).0, ""] {
+            if let Ok(fd) = beneath::open_dir(root, dir)
+                && beneath::kind(&fd, &name) == Some(beneath::Kind::File)
+            {
+                let _ = beneath::unlink(&fd, &name);
             }
         }
     }
@@ -480,8 +518,8 @@ pub(crate) fn execute_with(
     let mut touched = delete(root, journal)?;
     // Phase 3: directory spellings, directories and renames.
     respell_dirs(root, journal, &mut touched)?;
-    for (n, tmp) in staged {
-        rename_staged(root, &journal.ops[n], &tmp, &mut touched)?;
+    for t in &staged {
+        rename_staged(root, &journal.ops[t.op], t, &mut touched)?;
     }
     // Phase 4: durable names.
     for d in &touched {
@@ -524,16 +562,20 @@ fn rescue_files(
     Ok(rescued)
 }
 
+/// A staged file: op index, its directory (workspace-relative, `""` for the root), its
+/// name there, and its path (for messages).
+struct Staged {
+    op: usize,
+    dir: String,
+    name: String,
+    path: PathBuf,
+}
+
 /// Phase 1: writes each post state that is not already in place to a temporary name beside
-/// its target (fsynced), and returns `(op index, temp path)`; on failure removes what it
-/// staged.
-fn stage(
-    store: &Store,
-    root: &Path,
-    journal: &Journal,
-) -> Result<Vec<(usize, PathBuf)>, JournalError> {
+/// its target (fsynced), and returns where each went; on failure removes what it staged.
+fn stage(store: &Store, root: &Path, journal: &Journal) -> Result<Vec<Staged>, JournalError> {
     let deleted = deleted_by_fold_key(journal);
-    let mut staged: Vec<(usize, PathBuf)> = Vec::new();
+    let mut staged: Vec<Staged> = Vec::new();
     let result = (|| -> Result<(), JournalError> {
         for (n, op) in journal.ops.iter().enumerate() {
             let Some(post) = &op.post else { continue };
@@ -541,9 +583,13 @@ fn stage(
             if holds(&target, post) && !spelled_like_a_deletion(&deleted, &op.path) {
                 continue;
             }
-            let parent = target.parent().unwrap_or(root);
-            let stage_dir = if real_dir(parent) { parent } else { root };
-            let tmp = stage_dir.join(temp_name(&journal.session, n));
+            let parent_rel = beneath::split(op.path.as_str()).0;
+            let (stage_rel, stage_fd) = match beneath::open_dir(root, parent_rel) {
+                Ok(fd) => (parent_rel, fd),
+                Err(_) => ("", beneath::open_root(root).map_err(io(root, false))?),
+            };
+            let name = temp_name(&journal.session, n);
+            let tmp = root.join(stage_rel).join(&name);
             point(&format!("create {}", tmp.display())).map_err(io(&tmp, false))?;
             // The file there keeps its permission bits (only the recorded executable bit
             // changes); a new file gets the umask's default (crate::fsmode).
@@ -551,14 +597,13 @@ fn stage(
                 Some(m) => m & 0o777,
                 None => crate::fsmode::for_path(&target, post.executable),
             };
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(&tmp)
-                .map_err(io(&tmp, false))?;
-            staged.push((n, tmp.clone()));
+            let mut f = beneath::create_new(&stage_fd, &name, 0o600).map_err(io(&tmp, false))?;
+            staged.push(Staged {
+                op: n,
+                dir: stage_rel.to_owned(),
+                name,
+                path: tmp.clone(),
+            });
             point(&format!("write {}", tmp.display())).map_err(io(&tmp, false))?;
             store.copy_object_named(&post.blob, &mut f, Some(&target))?;
             f.set_permissions(std::fs::Permissions::from_mode(mode))
@@ -569,8 +614,10 @@ fn stage(
         Ok(())
     })();
     if let Err(e) = result {
-        for (_, t) in &staged {
-            let _ = std::fs::remove_file(t);
+        for t in &staged {
+            if let Ok(fd) = beneath::open_dir(root, &t.dir) {
+                let _ = beneath::unlink(&fd, &t.name);
+            }
         }
         return Err(e);
     }
@@ -583,12 +630,23 @@ fn delete(root: &Path, journal: &Journal) -> Result<BTreeSet<PathBuf>, JournalEr
     let mut touched: BTreeSet<PathBuf> = BTreeSet::new();
     for op in journal.ops.iter().filter(|o| o.post.is_none()) {
         let target = op.path.to_fs_path(root);
-        match std::fs::symlink_metadata(&target) {
-            Ok(md) if md.is_file() || md.file_type().is_symlink() => {
-                point(&format!("unlink {}", op.path)).map_err(io(&target, true))?;
-                std::fs::remove_file(&target).map_err(io(&target, true))?;
+        let (parent_rel, leaf) = beneath::split(op.path.as_str());
+        match beneath::open_dir(root, parent_rel) {
+            Ok(fd) => {
+                if matches!(
+                    beneath::kind(&fd, leaf),
+                    Some(beneath::Kind::File | beneath::Kind::Link)
+                ) {
+                    point(&format!("unlink {}", op.path)).map_err(io(&target, true))?;
+                    beneath::unlink(&fd, leaf).map_err(io(&target, true))?;
+                }
             }
-            _ => {}
+            // A link on the way (swapped in after check_parents): nothing is deleted through it.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::EXDEV)) => {
+                return Err(opening(parent_rel, &target, true)(e));
+            }
+            // Missing, or a file above: the path cannot exist, its deletion is done.
+            Err(_) => {}
         }
         let mut dir = target.parent().map(Path::to_path_buf);
         while let Some(d) = dir {
@@ -604,7 +662,27 @@ fn delete(root: &Path, journal: &Journal) -> Result<BTreeSet<PathBuf>, JournalEr
                 break;
             }
             point(&format!("rmdir {}", d.display())).map_err(io(&d, true))?;
-            std::fs::remove_dir(&d).map_err(io(&d, true))?;
+            let rel = d
+                .strip_prefix(root)
+                .unwrap_or(&d)
+                .to_string_lossy()
+                .into_owned();
+            let (prel, leaf) = beneath::split(&rel);
+            let pfd = beneath::open_dir(root, prel).map_err(opening(prel, &d, true))?;
+            match beneath::rmdir(&pfd, leaf) {
+                Ok(()) => {}
+                // Filled or swapped for a link since the check: it stays.
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ENOTEMPTY | libc::EEXIST | libc::ENOTDIR)
+                    ) =>
+                {
+                    touched.insert(d);
+                    break;
+                }
+                Err(e) => return Err(io(&d, true)(e)),
+            }
             dir = d.parent().map(Path::to_path_buf);
         }
     }
@@ -617,19 +695,17 @@ fn delete(root: &Path, journal: &Journal) -> Result<BTreeSet<PathBuf>, JournalEr
 fn rename_staged(
     root: &Path,
     op: &JournalOp,
-    tmp: &Path,
+    tmp: &Staged,
     touched: &mut BTreeSet<PathBuf>,
 ) -> Result<(), JournalError> {
     let comps: Vec<&str> = op.path.components().collect();
-    let parent = make_dirs(root, &comps[..comps.len() - 1], touched)?;
-    let target = parent.join(comps[comps.len() - 1]);
-    if let Ok(md) = std::fs::symlink_metadata(&target)
-        && md.is_dir()
-        && !md.file_type().is_symlink()
-    {
+    let leaf = comps[comps.len() - 1];
+    let (parent, pfd) = make_dirs(root, &comps[..comps.len() - 1], touched)?;
+    let target = parent.join(leaf);
+    if beneath::kind(&pfd, leaf) == Some(beneath::Kind::Dir) {
         // A directory the deletions emptied, replaced by a file.
         point(&format!("rmdir {}", target.display())).map_err(io(&target, true))?;
-        if let Err(e) = std::fs::remove_dir(&target) {
+        if let Err(e) = beneath::rmdir(&pfd, leaf) {
             if e.raw_os_error() == Some(libc::ENOTEMPTY) {
                 let first = std::fs::read_dir(&target)
                     .ok()
@@ -649,7 +725,8 @@ fn rename_staged(
         }
     }
     point(&format!("rename {}", op.path)).map_err(io(&target, true))?;
-    std::fs::rename(tmp, &target).map_err(io(&target, true))?;
+    let from = beneath::open_dir(root, &tmp.dir).map_err(opening(&tmp.dir, &tmp.path, true))?;
+    beneath::rename(&from, &tmp.name, &pfd, leaf).map_err(io(&target, true))?;
     touched.insert(parent);
     Ok(())
 }

@@ -18,7 +18,19 @@ fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, AbortE
                 source,
             }
         })?;
-        match std::fs::remove_file(m) {
+        // Relative to the checkout, never through a link (crate::beneath).
+        let rel = m
+            .strip_prefix(dir)
+            .ok()
+            .and_then(Path::to_str)
+            .unwrap_or("");
+        let (parent, leaf) = crate::beneath::split(rel);
+        let removed = if rel.is_empty() {
+            std::fs::remove_file(m)
+        } else {
+            crate::beneath::open_dir(dir, parent).and_then(|fd| crate::beneath::unlink(&fd, leaf))
+        };
+        match removed {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => {
@@ -38,7 +50,17 @@ fn remove_checkout_files(dir: &Path, members: &[PathBuf]) -> Result<bool, AbortE
         .collect();
     dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
     for d in dirs {
-        let _ = std::fs::remove_dir(&d);
+        match d.strip_prefix(dir).ok().and_then(Path::to_str) {
+            Some("") | None => {
+                let _ = std::fs::remove_dir(&d);
+            }
+            Some(rel) => {
+                let (parent, leaf) = crate::beneath::split(rel);
+                if let Ok(fd) = crate::beneath::open_dir(dir, parent) {
+                    let _ = crate::beneath::rmdir(&fd, leaf);
+                }
+            }
+        }
     }
     Ok(dir.exists())
 }
