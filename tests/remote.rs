@@ -259,6 +259,42 @@ fn verify_reuses_a_remote_acceptance_only_when_asked() {
 
 #[cfg(feature = "remote")]
 #[test]
+fn reuse_requires_the_same_executable_bits_on_a_v0_1_snapshot() {
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = scratch.path().join("marker");
+    let url = url_of(&scratch.path().join("remote"));
+    let ws1 = ws_with_marker(&marker);
+    verified_session(ws1.path(), "s1", DIFF_A);
+    ok(&run_in(ws1.path(), &["push", "s1", "--remote", &url]));
+    assert_eq!(lines(&marker), 1);
+    // The same paths and bytes (the same v0.1 identity), but run.sh is no longer executable.
+    chmod(&ws1.path().join("bin/run.sh"), 0o644);
+    ok(&run_in(ws1.path(), &["open", "--session", "s2"]));
+    ok(&patch_stdin(ws1.path(), "s2", DIFF_A));
+    assert_eq!(
+        session_doc(ws1.path(), "s2")["current_snapshot"],
+        session_doc(ws1.path(), "s1")["current_snapshot"]
+    );
+    let o = run_in(
+        ws1.path(),
+        &["verify", "s2", "--reuse-acceptance", "--remote", &url],
+    );
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("was made with executable bits [bin/run.sh], here they are []"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(lines(&marker), 2);
+    let state: Value = serde_json::from_slice(
+        &std::fs::read(ws1.path().join(".genesis/sessions/s2.state")).unwrap(),
+    )
+    .unwrap();
+    assert!(state.get("reused_acceptance").is_none(), "{state}");
+}
+
+#[cfg(feature = "remote")]
+#[test]
 fn eight_concurrent_pushers_of_overlapping_sessions() {
     let scratch = tempfile::tempdir().unwrap();
     let marker = scratch.path().join("marker");

@@ -67,6 +67,7 @@ pub(super) fn environment() -> super::Environment {
         genesis: env!("CARGO_PKG_VERSION").to_owned(),
         os: std::env::consts::OS.to_owned(),
         arch: std::env::consts::ARCH.to_owned(),
+        executable: None,
     }
 }
 
@@ -135,7 +136,6 @@ async fn push_items(
     let bytes = sent.iter().filter(|(c, _)| *c).map(|(_, n)| n).sum();
     // 2. The acceptance index (its records are uploaded objects now).
     let mut acceptances = 0;
-    let env = json_bytes(&environment());
     for it in items {
         for a in &it.acceptances {
             let record: AcceptanceRecord = match crate::json::from_slice(&store.read_object(a)?) {
@@ -146,7 +146,11 @@ async fn push_items(
                 continue;
             }
             let rel = format!("acceptances/{}/{}/{a}", record.snapshot, record.manifest);
-            if remote.put_create(&rel, env.clone()).await? {
+            let env = super::Environment {
+                executable: it.closure.snapshots_v0_1.get(&record.snapshot).cloned(),
+                ..environment()
+            };
+            if remote.put_create(&rel, json_bytes(&env)).await? {
                 acceptances += 1;
             }
         }
