@@ -295,6 +295,61 @@ fn reuse_requires_the_same_executable_bits_on_a_v0_1_snapshot() {
 
 #[cfg(feature = "remote")]
 #[test]
+fn a_pull_keeps_the_local_checkout_and_patch_from_it_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = scratch.path().join("marker");
+    let url = url_of(&scratch.path().join("remote"));
+    let co = scratch.path().join("co");
+    let ws1 = ws_with_marker(&marker);
+    let co_s = co.to_str().unwrap();
+    ok(&run_in(
+        ws1.path(),
+        &["open", "--session", "s1", "--checkout", co_s],
+    ));
+    ok(&run_in(ws1.path(), &["push", "s1", "--remote", &url]));
+    // The other machine patches the session and pushes it back.
+    let ws2 = tempfile::tempdir().unwrap();
+    ok(&run_in(ws2.path(), &["pull", "s1", "--remote", &url]));
+    ok(&patch_stdin(ws2.path(), "s1", DIFF_A));
+    ok(&run_in(ws2.path(), &["push", "s1", "--remote", &url]));
+    ok(&run_in(ws1.path(), &["pull", "s1", "--remote", &url]));
+    let state: Value = serde_json::from_slice(
+        &std::fs::read(ws1.path().join(".genesis/sessions/s1.state")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(state["checkout"], co_s);
+    assert_eq!(
+        state["checkout_pulled_past"],
+        session_doc(ws1.path(), "s1")["current_snapshot"]
+    );
+    // The checkout still says hello: recording it would revert the pulled patch.
+    assert_eq!(std::fs::read(co.join("a.txt")).unwrap(), b"hello\n");
+    let o = run_in(ws1.path(), &["patch", "s1", "--from", co_s]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "`genesis pull` has since brought patches made elsewhere that it does not hold"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        session_doc(ws1.path(), "s1")["patches"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // abort still knows the checkout (it removes its files; it said 0 paths before).
+    let dry = ok(&run_in(ws1.path(), &["abort", "--dry-run", "s1"]));
+    assert!(
+        dry.starts_with("abort s1 would change 3 path(s):\n"),
+        "{dry}"
+    );
+}
+
+#[cfg(feature = "remote")]
+#[test]
 fn eight_concurrent_pushers_of_overlapping_sessions() {
     let scratch = tempfile::tempdir().unwrap();
     let marker = scratch.path().join("marker");

@@ -322,8 +322,11 @@ fn write_session(
             message: format!("/session is {}, not {}", session.session, w.id),
         });
     }
-    // The checkout directory was the pusher's.
+    // The pusher's checkout directory is not this machine's; a local one is kept (DESIGN
+    // section 13), marked behind when the pull brings what it does not hold.
     state.checkout = None;
+    state.checkout_from = None;
+    state.checkout_pulled_past = None;
     let reach = crate::gc::reach(store, Some((&w.id, &session, &state)), &[]);
     if !reach.problems.is_empty() {
         return Err(RemoteError::Broken {
@@ -333,11 +336,18 @@ fn write_session(
     }
     let _lock = store.lock(opts.lock_wait)?;
     if crate::session::exists(store, &session.session) {
-        let (local, _) = crate::session::load(store, &w.id)?;
+        let (local, local_state) = crate::session::load(store, &w.id)?;
         if local == session {
             return Ok(false);
         }
         extends(&w.id, &session, &local, "the local store")?;
+        if local_state.checkout.is_some() && session.current_snapshot != local.current_snapshot {
+            state.checkout = local_state.checkout;
+            state.checkout_from = local_state.checkout_from;
+            state.checkout_pulled_past = local_state
+                .checkout_pulled_past
+                .or(Some(session.current_snapshot));
+        }
     }
     crate::session::save(store, &session, &state)?;
     crate::session::load(store, &w.id)?;
