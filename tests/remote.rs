@@ -350,6 +350,52 @@ fn a_pull_keeps_the_local_checkout_and_patch_from_it_is_refused() {
 
 #[cfg(feature = "remote")]
 #[test]
+fn a_push_replaces_a_truncated_or_flipped_remote_object() {
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = scratch.path().join("marker");
+    let remote = scratch.path().join("remote");
+    let url = url_of(&remote);
+    let ws1 = ws_with_marker(&marker);
+    verified_session(ws1.path(), "s1", DIFF_A);
+    ok(&run_in(ws1.path(), &["push", "s1", "--remote", &url]));
+    let objects = files_under(&remote.join("objects"));
+    let (name, good) = objects[0].clone();
+    let path = remote.join("objects").join(&name);
+    // Truncated: the listed size differs; a plain push finds and replaces it.
+    std::fs::write(&path, &good[..good.len() - 1]).unwrap();
+    let o = run_in(ws1.path(), &["push", "s1", "--remote", &url, "--json"]);
+    let out: Value = serde_json::from_str(&ok(&o)).unwrap();
+    let key = format!(
+        "{}/objects/{}",
+        remote.display().to_string().trim_start_matches('/'),
+        name.display()
+    );
+    assert_eq!(out["repaired"], serde_json::json!([key]));
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    // A flipped byte keeps the size: only --verify-remote finds it.
+    let mut bad = good.clone();
+    bad[0] ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    let plain = ok_json(&run_in(
+        ws1.path(),
+        &["push", "s1", "--remote", &url, "--json"],
+    ));
+    assert_eq!(plain["repaired"], serde_json::json!([]));
+    let o = run_in(
+        ws1.path(),
+        &["push", "s1", "--remote", &url, "--verify-remote"],
+    );
+    assert_eq!(code(&o), Some(0));
+    assert!(
+        stderr(&o).contains(&format!("remote object {key} was damaged; replaced")),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+}
+
+#[cfg(feature = "remote")]
+#[test]
 fn eight_concurrent_pushers_of_overlapping_sessions() {
     let scratch = tempfile::tempdir().unwrap();
     let marker = scratch.path().join("marker");

@@ -445,6 +445,36 @@ impl Remote {
         Ok(out)
     }
 
+    /// The objects on the remote: hex name → size in bytes, as listed.
+    async fn list_sizes(&self) -> Result<std::collections::HashMap<String, u64>, RemoteError> {
+        use futures::TryStreamExt;
+        let key = self.key("objects");
+        let metas: Vec<object_store::ObjectMeta> = self
+            .store
+            .list(Some(&key))
+            .try_collect()
+            .await
+            .map_err(|e| self.request_err("list", &key, e))?;
+        Ok(metas
+            .into_iter()
+            .filter_map(|m| {
+                let name = m.location.filename()?.to_owned();
+                Some((name, m.size))
+            })
+            .collect())
+    }
+
+    /// Writes `rel` with `bytes`, replacing what is there (`PutMode::Overwrite`): only for an
+    /// object found damaged, whose key is the hash of `bytes`.
+    async fn put_overwrite(&self, rel: &str, bytes: Vec<u8>) -> Result<(), RemoteError> {
+        let key = self.key(rel);
+        self.store
+            .put(&key, PutPayload::from(bytes))
+            .await
+            .map_err(|e| self.request_err("put", &key, e))?;
+        Ok(())
+    }
+
     /// Parses the JSON document at `rel` (strictly: a key twice is refused).
     fn parse_doc<T: serde::de::DeserializeOwned>(
         &self,
