@@ -396,6 +396,39 @@ fn a_push_replaces_a_truncated_or_flipped_remote_object() {
 
 #[cfg(feature = "remote")]
 #[test]
+fn forged_session_version_keys_are_refused_without_a_panic() {
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = scratch.path().join("marker");
+    let remote = scratch.path().join("remote");
+    let url = url_of(&remote);
+    let ws1 = ws_with_marker(&marker);
+    ok(&run_in(ws1.path(), &["open", "--session", "s1"]));
+    ok(&run_in(ws1.path(), &["push", "s1", "--remote", &url]));
+    ok(&patch_stdin(ws1.path(), "s1", DIFF_A));
+    let v1 = remote.join("sessions/s1/0000000001");
+    let top = remote.join("sessions/s1/18446744073709551615");
+    std::fs::copy(&v1, &top).unwrap();
+    let o = run_in(ws1.path(), &["push", "s1", "--remote", &url]);
+    assert_eq!(code(&o), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("sessions/s1/18446744073709551615: invalid document: the highest session version; no version can follow it"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(&top).unwrap();
+    std::fs::copy(&v1, remote.join("sessions/s1/99999999999999999999")).unwrap();
+    let o = run_in(ws1.path(), &["push", "s1", "--remote", &url]);
+    assert_eq!(code(&o), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("sessions/s1/99999999999999999999: invalid document: not a session version"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[cfg(feature = "remote")]
+#[test]
 fn eight_concurrent_pushers_of_overlapping_sessions() {
     let scratch = tempfile::tempdir().unwrap();
     let marker = scratch.path().join("marker");

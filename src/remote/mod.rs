@@ -491,7 +491,22 @@ impl Remote {
     /// The latest version of session `id` on the remote: its number and ref document.
     async fn session_head(&self, id: &str) -> Result<Option<(u64, RefDoc)>, RemoteError> {
         let versions = self.list(&format!("sessions/{id}")).await?;
-        let Some(last) = versions.iter().filter_map(|v| v.parse::<u64>().ok()).max() else {
+        let mut last = None;
+        for v in &versions {
+            // Only the keys push writes: decimal digits that fit a u64.
+            let n = v
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| v.parse::<u64>().ok())
+                .flatten()
+                .ok_or_else(|| RemoteError::Invalid {
+                    url: self.url.clone(),
+                    key: self.key(&format!("sessions/{id}/{v}")).to_string(),
+                    message: "not a session version (decimal digits, at most 2^64 - 1)".into(),
+                })?;
+            last = last.max(Some(n));
+        }
+        let Some(last) = last else {
             return Ok(None);
         };
         let rel = version_key(id, last);

@@ -276,7 +276,11 @@ async fn write_session_ref(
                 let bytes = remote.get_object(&d, &from).await?;
                 let theirs: Session = remote.parse_doc(&format!("objects/{d}"), &bytes)?;
                 extends(&it.id, local, &theirs, "the remote")?;
-                v + 1
+                v.checked_add(1).ok_or_else(|| RemoteError::Invalid {
+                    url: remote.url().to_owned(),
+                    key: remote.key(&from).to_string(),
+                    message: "the highest session version; no version can follow it".into(),
+                })?
             }
         };
         if remote
