@@ -651,8 +651,26 @@ fn a_diverged_session_is_refused_both_ways() {
         "{}",
         stderr(&o)
     );
+    // Refused before anything is downloaded: the store is as it was, no staging left.
+    let before = files_under(&ws3.path().join(".genesis"));
     let o = run_in(ws3.path(), &["pull", "d", "--remote", &url]);
     assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("session d: the local store has 1 patch on base "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("(open); the remote's 1 patch on base "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("(open) do not extend them; nothing written"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(files_under(&ws3.path().join(".genesis")), before);
     // The fast-forward pull is fine.
     ok(&run_in(ws2.path(), &["pull", "d", "--remote", &url]));
     assert_eq!(

@@ -275,7 +275,7 @@ async fn write_session_ref(
                 })?;
                 let bytes = remote.get_object(&d, &from).await?;
                 let theirs: Session = remote.parse_doc(&format!("objects/{d}"), &bytes)?;
-                extends(&it.id, local, &theirs, "the remote")?;
+                extends(&it.id, local, &theirs, "the remote", "the local store's")?;
                 v.checked_add(1).ok_or_else(|| RemoteError::Invalid {
                     url: remote.url().to_owned(),
                     key: remote.key(&from).to_string(),
@@ -292,8 +292,9 @@ async fn write_session_ref(
     }
 }
 
-/// Whether `ours` may replace `theirs` (named `where_` in the error): the same base, their
-/// patches a prefix of ours, and theirs still open or of our status.
+/// Whether `ours` (named `ours_name` in the error, a possessive) may replace `theirs` (named
+/// `where_`): the same base, their patches a prefix of ours, and theirs still open or of our
+/// status.
 ///
 /// # Errors
 /// [`RemoteError::Diverged`] otherwise.
@@ -302,6 +303,7 @@ pub(super) fn extends(
     ours: &Session,
     theirs: &Session,
     where_: &str,
+    ours_name: &str,
 ) -> Result<(), RemoteError> {
     let prefix = theirs.base_snapshot == ours.base_snapshot
         && theirs.patches.len() <= ours.patches.len()
@@ -313,7 +315,7 @@ pub(super) fn extends(
     Err(RemoteError::Diverged {
         id: id.to_owned(),
         message: format!(
-            "{where_} has {} patch{} on base {} ({}), which this side's {} patch{} on base {} ({}) do not extend",
+            "{where_} has {} patch{} on base {} ({}); {ours_name} {} patch{} on base {} ({}) do not extend them",
             theirs.patches.len(),
             if theirs.patches.len() == 1 { "" } else { "es" },
             theirs.base_snapshot,
