@@ -429,6 +429,23 @@ fn forged_session_version_keys_are_refused_without_a_panic() {
 
 #[cfg(feature = "remote")]
 #[test]
+fn the_cli_refuses_memory_and_malformed_urls() {
+    let scratch = tempfile::tempdir().unwrap();
+    let ws1 = ws_with_marker(&scratch.path().join("marker"));
+    ok(&run_in(ws1.path(), &["open", "--session", "s1"]));
+    for url in ["memory://", "MEMORY:///x"] {
+        let o = run_in(ws1.path(), &["push", "s1", "--remote", url]);
+        assert_eq!(code(&o), Some(2), "{url}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("memory:// is for the library and tests"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+#[cfg(feature = "remote")]
+#[test]
 fn eight_concurrent_pushers_of_overlapping_sessions() {
     let scratch = tempfile::tempdir().unwrap();
     let marker = scratch.path().join("marker");
