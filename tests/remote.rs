@@ -442,6 +442,25 @@ fn the_cli_refuses_memory_and_malformed_urls() {
             stderr(&o)
         );
     }
+    // Nothing that URL normalisation would rewrite into another place.
+    for (url, says) in [
+        ("file:relative", "expected file:///absolute/path"),
+        ("file://host/x", "expected file:///absolute/path (no host"),
+        ("s3://b/../../x", "`..` segment (\"..\")"),
+        ("s3://b/a/./x", "`..` segment (\".\")"),
+        ("gs://b/a//x", "`..` segment (\"\")"),
+        ("s3://b/%2E%2e/x", "`..` segment (\"%2E%2e\")"),
+        ("file:///tmp/../etc", "`..` segment (\"..\")"),
+    ] {
+        let o = run_in(ws1.path(), &["push", "s1", "--remote", url]);
+        assert_eq!(code(&o), Some(2), "{url}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{url}: {}", stderr(&o));
+    }
+    // The library refuses them too, and keeps memory://.
+    assert!(genesis::remote::Remote::open("s3://b/../../x").is_err());
+    assert!(genesis::remote::Remote::open("file:relative").is_err());
+    assert!(genesis::remote::Remote::open("memory://").is_ok());
+    assert!(genesis::remote::Remote::open("s3://b/p/").is_ok());
 }
 
 #[cfg(feature = "remote")]

@@ -248,12 +248,15 @@ impl Remote {
     /// `AZURE_STORAGE_ACCOUNT_NAME`, …). Nothing is contacted here.
     ///
     /// # Errors
-    /// [`RemoteError::Url`] for a URL that does not parse or a scheme not supported.
+    /// [`RemoteError::Url`] for a URL that does not parse, a scheme not supported, a `file:`
+    /// URL that is not `file:///absolute/path`, or a path with an empty, `.` or `..` segment
+    /// (checked on the text as given, before URL normalisation could resolve it).
     pub fn open(url: &str) -> Result<Remote, RemoteError> {
         let bad = |reason: String| RemoteError::Url {
             url: url.to_owned(),
             reason,
         };
+        check_url_text(url).map_err(bad)?;
         let parsed = url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
         let (scheme, path) = object_store::ObjectStoreScheme::parse(&parsed).map_err(|e| {
             bad(format!(
@@ -519,6 +522,46 @@ impl Remote {
         };
         Ok(Some((last, self.parse_doc(&rel, &bytes)?)))
     }
+}
+
+/// Refuses what URL normalisation would silently rewrite: `file:` other than
+/// `file:///absolute` (`file:relative` would become `/relative`), and empty, `.` or `..`
+/// path segments (`s3://b/../../x` would become the prefix `x`), spelled plainly or
+/// percent-encoded. One trailing `/` is allowed.
+fn check_url_text(url: &str) -> Result<(), String> {
+    let (scheme, rest) = url.split_once(':').unwrap_or((url, ""));
+    if scheme.eq_ignore_ascii_case("memory") {
+        return Ok(());
+    }
+    let file = scheme.eq_ignore_ascii_case("file");
+    let Some(after) = rest.strip_prefix("//") else {
+        return Err(if file {
+            "expected file:///absolute/path".into()
+        } else {
+            format!("expected {scheme}://…")
+        });
+    };
+    if file && !after.starts_with('/') {
+        return Err("expected file:///absolute/path (no host, an absolute path)".into());
+    }
+    let path = match after.find('/') {
+        Some(i) => &after[i + 1..],
+        None => "",
+    };
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let path = path.strip_suffix('/').unwrap_or(path);
+    if path.is_empty() {
+        return Ok(());
+    }
+    for seg in path.split('/') {
+        let plain = seg.to_ascii_lowercase().replace("%2e", ".");
+        if plain.is_empty() || plain == "." || plain == ".." {
+            return Err(format!(
+                "the path has an empty, `.` or `..` segment ({seg:?}); give the prefix plainly"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The key of version `n` of session `id`: `sessions/<id>/<n, 10 digits>`.
