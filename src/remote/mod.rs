@@ -239,6 +239,47 @@ pub fn retry_config() -> object_store::RetryConfig {
     }
 }
 
+/// The environment variable bounding one request (connect, send, the whole response), in
+/// seconds; default 30, never more than [`RETRY_ENV`]'s bound.
+pub const TIMEOUT_ENV: &str = "GENESIS_REMOTE_TIMEOUT_S";
+
+/// The per-request timeout and connect timeout for the values of [`RETRY_ENV`] and
+/// [`TIMEOUT_ENV`] (unset or not a number: their defaults, 60 and 30 s): the timeout is
+/// `min(TIMEOUT, RETRY)`, at least 1 s; the connect timeout `min(5 s, timeout)`. With the
+/// retries stopping after RETRY seconds, a stalled server fails a request after at most
+/// RETRY + timeout seconds.
+pub fn request_timeouts(
+    retry: Option<&str>,
+    timeout: Option<&str>,
+) -> (std::time::Duration, std::time::Duration) {
+    let secs = |v: Option<&str>, d: u64| v.and_then(|v| v.parse::<u64>().ok()).unwrap_or(d);
+    let t = secs(timeout, 30).min(secs(retry, 60)).max(1);
+    (
+        std::time::Duration::from_secs(t),
+        std::time::Duration::from_secs(t.min(5)),
+    )
+}
+
+/// [`request_timeouts`] from the environment as object_store client settings
+/// (`ClientConfigKey::Timeout`, `ConnectTimeout`; set key by key so that the client settings
+/// read from the environment, `AWS_ALLOW_HTTP` and its peers, stay).
+fn client_settings() -> [(object_store::ClientConfigKey, String); 2] {
+    let (timeout, connect) = request_timeouts(
+        std::env::var(RETRY_ENV).ok().as_deref(),
+        std::env::var(TIMEOUT_ENV).ok().as_deref(),
+    );
+    [
+        (
+            object_store::ClientConfigKey::Timeout,
+            format!("{}s", timeout.as_secs()),
+        ),
+        (
+            object_store::ClientConfigKey::ConnectTimeout,
+            format!("{}s", connect.as_secs()),
+        ),
+    ]
+}
+
 impl Remote {
     /// Opens the remote at `url`: `s3://bucket/prefix`, `gs://bucket/prefix`,
     /// `az://container/prefix`, `file:///absolute/path` or `memory://` (a new empty store,
@@ -269,9 +310,12 @@ impl Remote {
             S::Memory => Arc::new(object_store::memory::InMemory::new()),
             S::Local => Arc::new(object_store::local::LocalFileSystem::new()),
             S::AmazonS3 => {
-                let b = object_store::aws::AmazonS3Builder::from_env()
+                let mut b = object_store::aws::AmazonS3Builder::from_env()
                     .with_url(url)
                     .with_retry(retry_config());
+                for (k, v) in client_settings() {
+                    b = b.with_config(object_store::aws::AmazonS3ConfigKey::Client(k), v);
+                }
                 // AWS_ENDPOINT_URL (the AWS CLI's name) as well as object_store's AWS_ENDPOINT.
                 let b = match std::env::var("AWS_ENDPOINT_URL") {
                     Ok(e) if std::env::var_os("AWS_ENDPOINT").is_none() => b.with_endpoint(e),
@@ -279,20 +323,24 @@ impl Remote {
                 };
                 Arc::new(b.build().map_err(|e| bad(e.to_string()))?)
             }
-            S::GoogleCloudStorage => Arc::new(
-                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+            S::GoogleCloudStorage => {
+                let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
                     .with_url(url)
-                    .with_retry(retry_config())
-                    .build()
-                    .map_err(|e| bad(e.to_string()))?,
-            ),
-            S::MicrosoftAzure => Arc::new(
-                object_store::azure::MicrosoftAzureBuilder::from_env()
+                    .with_retry(retry_config());
+                for (k, v) in client_settings() {
+                    b = b.with_config(object_store::gcp::GoogleConfigKey::Client(k), v);
+                }
+                Arc::new(b.build().map_err(|e| bad(e.to_string()))?)
+            }
+            S::MicrosoftAzure => {
+                let mut b = object_store::azure::MicrosoftAzureBuilder::from_env()
                     .with_url(url)
-                    .with_retry(retry_config())
-                    .build()
-                    .map_err(|e| bad(e.to_string()))?,
-            ),
+                    .with_retry(retry_config());
+                for (k, v) in client_settings() {
+                    b = b.with_config(object_store::azure::AzureConfigKey::Client(k), v);
+                }
+                Arc::new(b.build().map_err(|e| bad(e.to_string()))?)
+            }
             other => return Err(bad(format!("{other:?} is not supported"))),
         };
         Ok(Remote::from_object_store(store, prefix, url))
@@ -590,4 +638,22 @@ where
         out.push(r?);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::request_timeouts;
+    use std::time::Duration;
+
+    #[test]
+    fn request_timeouts_follow_the_retry_bound() {
+        let s = Duration::from_secs;
+        assert_eq!(request_timeouts(None, None), (s(30), s(5)));
+        assert_eq!(request_timeouts(Some("10"), None), (s(10), s(5)));
+        assert_eq!(request_timeouts(Some("2"), None), (s(2), s(2)));
+        assert_eq!(request_timeouts(Some("0"), None), (s(1), s(1)));
+        assert_eq!(request_timeouts(None, Some("7")), (s(7), s(5)));
+        assert_eq!(request_timeouts(Some("60"), Some("120")), (s(60), s(5)));
+        assert_eq!(request_timeouts(Some("x"), Some("y")), (s(30), s(5)));
+    }
 }
