@@ -256,6 +256,7 @@ impl EngineError {
             | EngineError::NothingToRestore { .. }
             | EngineError::RebaseRefused { .. }
             | EngineError::StaleCheckout { .. }
+            | EngineError::PulledPastCheckout { .. }
             | EngineError::NoVerification { .. } => ErrorKind::State,
             EngineError::SessionMoved { .. } => ErrorKind::Moved,
             EngineError::Conflict { .. } => ErrorKind::Conflict,
@@ -336,9 +337,10 @@ impl PatchSessionError {
             P::Diff(d) => d.kind(),
             P::Verify(v) => v.kind(),
             P::Patch(p) => p.kind(),
-            P::NotOpen { .. } | P::RecoveryPending { .. } | P::StaleCheckout { .. } => {
-                ErrorKind::State
-            }
+            P::NotOpen { .. }
+            | P::RecoveryPending { .. }
+            | P::StaleCheckout { .. }
+            | P::PulledPastCheckout { .. } => ErrorKind::State,
             P::TooManyPatches { .. }
             | P::PatchInputMismatch { .. }
             | P::Unsafe { .. }

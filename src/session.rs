@@ -227,6 +227,12 @@ pub struct SessionState {
     /// section 4). `None` without a checkout, and for sessions made before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkout_from: Option<Digest>,
+    /// Set by `genesis pull` when it brought patches into a session with a `--checkout`
+    /// directory that does not hold them: the session snapshot pulled. `patch --from` the
+    /// checkout is refused while set (its state would revert the pulled patches; DESIGN
+    /// section 13); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkout_pulled_past: Option<Digest>,
     /// When the last verification took an acceptance record made elsewhere instead of
     /// running the obligations (`verify --reuse-acceptance`): which, and from where. `None`
     /// when the obligations ran here (then [`SessionState::logs`] holds their output).

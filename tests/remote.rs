@@ -259,6 +259,212 @@ fn verify_reuses_a_remote_acceptance_only_when_asked() {
 
 #[cfg(feature = "remote")]
 #[test]
+fn reuse_requires_the_same_executable_bits_on_a_v0_1_snapshot() {
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = scratch.path().join("marker");
+    let url = url_of(&scratch.path().join("remote"));
+    let ws1 = ws_with_marker(&marker);
+    verified_session(ws1.path(), "s1", DIFF_A);
+    ok(&run_in(ws1.path(), &["push", "s1", "--remote", &url]));
+    assert_eq!(lines(&marker), 1);
+    // The same paths and bytes (the same v0.1 identity), but run.sh is no longer executable.
+    chmod(&ws1.path().join("bin/run.sh"), 0o644);
+    ok(&run_in(ws1.path(), &["open", "--session", "s2"]));
+    ok(&patch_stdin(ws1.path(), "s2", DIFF_A));
+    assert_eq!(
+        session_doc(ws1.path(), "s2")["current_snapshot"],
+        session_doc(ws1.path(), "s1")["current_snapshot"]
+    );
+    let o = run_in(
+        ws1.path(),
+        &["verify", "s2", "--reuse-acceptance", "--remote", &url],
+    );
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("was made with executable bits [bin/run.sh], here they are []"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(lines(&marker), 2);
+    let state: Value = serde_json::from_slice(
+        &std::fs::read(ws1.path().join(".genesis/sessions/s2.state")).unwrap(),
+    )
+    .unwrap();
+    assert!(state.get("reused_acceptance").is_none(), "{state}");
+}
+
+#[cfg(feature = "remote")]
+#[test]
+fn a_pull_keeps_the_local_checkout_and_patch_from_it_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = scratch.path().join("marker");
+    let url = url_of(&scratch.path().join("remote"));
+    let co = scratch.path().join("co");
+    let ws1 = ws_with_marker(&marker);
+    let co_s = co.to_str().unwrap();
+    ok(&run_in(
+        ws1.path(),
+        &["open", "--session", "s1", "--checkout", co_s],
+    ));
+    ok(&run_in(ws1.path(), &["push", "s1", "--remote", &url]));
+    // The other machine patches the session and pushes it back.
+    let ws2 = tempfile::tempdir().unwrap();
+    ok(&run_in(ws2.path(), &["pull", "s1", "--remote", &url]));
+    ok(&patch_stdin(ws2.path(), "s1", DIFF_A));
+    ok(&run_in(ws2.path(), &["push", "s1", "--remote", &url]));
+    ok(&run_in(ws1.path(), &["pull", "s1", "--remote", &url]));
+    let state: Value = serde_json::from_slice(
+        &std::fs::read(ws1.path().join(".genesis/sessions/s1.state")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(state["checkout"], co_s);
+    assert_eq!(
+        state["checkout_pulled_past"],
+        session_doc(ws1.path(), "s1")["current_snapshot"]
+    );
+    // The checkout still says hello: recording it would revert the pulled patch.
+    assert_eq!(std::fs::read(co.join("a.txt")).unwrap(), b"hello\n");
+    let o = run_in(ws1.path(), &["patch", "s1", "--from", co_s]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "`genesis pull` has since brought patches made elsewhere that it does not hold"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        session_doc(ws1.path(), "s1")["patches"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // abort still knows the checkout (it removes its files; it said 0 paths before).
+    let dry = ok(&run_in(ws1.path(), &["abort", "--dry-run", "s1"]));
+    assert!(
+        dry.starts_with("abort s1 would change 3 path(s):\n"),
+        "{dry}"
+    );
+}
+
+#[cfg(feature = "remote")]
+#[test]
+fn a_push_replaces_a_truncated_or_flipped_remote_object() {
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = scratch.path().join("marker");
+    let remote = scratch.path().join("remote");
+    let url = url_of(&remote);
+    let ws1 = ws_with_marker(&marker);
+    verified_session(ws1.path(), "s1", DIFF_A);
+    ok(&run_in(ws1.path(), &["push", "s1", "--remote", &url]));
+    let objects = files_under(&remote.join("objects"));
+    let (name, good) = objects[0].clone();
+    let path = remote.join("objects").join(&name);
+    // Truncated: the listed size differs; a plain push finds and replaces it.
+    std::fs::write(&path, &good[..good.len() - 1]).unwrap();
+    let o = run_in(ws1.path(), &["push", "s1", "--remote", &url, "--json"]);
+    let out: Value = serde_json::from_str(&ok(&o)).unwrap();
+    let key = format!(
+        "{}/objects/{}",
+        remote.display().to_string().trim_start_matches('/'),
+        name.display()
+    );
+    assert_eq!(out["repaired"], serde_json::json!([key]));
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    // A flipped byte keeps the size: only --verify-remote finds it.
+    let mut bad = good.clone();
+    bad[0] ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    let plain = ok_json(&run_in(
+        ws1.path(),
+        &["push", "s1", "--remote", &url, "--json"],
+    ));
+    assert_eq!(plain["repaired"], serde_json::json!([]));
+    let o = run_in(
+        ws1.path(),
+        &["push", "s1", "--remote", &url, "--verify-remote"],
+    );
+    assert_eq!(code(&o), Some(0));
+    assert!(
+        stderr(&o).contains(&format!("remote object {key} was damaged; replaced")),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+}
+
+#[cfg(feature = "remote")]
+#[test]
+fn forged_session_version_keys_are_refused_without_a_panic() {
+    let scratch = tempfile::tempdir().unwrap();
+    let marker = scratch.path().join("marker");
+    let remote = scratch.path().join("remote");
+    let url = url_of(&remote);
+    let ws1 = ws_with_marker(&marker);
+    ok(&run_in(ws1.path(), &["open", "--session", "s1"]));
+    ok(&run_in(ws1.path(), &["push", "s1", "--remote", &url]));
+    ok(&patch_stdin(ws1.path(), "s1", DIFF_A));
+    let v1 = remote.join("sessions/s1/0000000001");
+    let top = remote.join("sessions/s1/18446744073709551615");
+    std::fs::copy(&v1, &top).unwrap();
+    let o = run_in(ws1.path(), &["push", "s1", "--remote", &url]);
+    assert_eq!(code(&o), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("sessions/s1/18446744073709551615: invalid document: the highest session version; no version can follow it"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(&top).unwrap();
+    std::fs::copy(&v1, remote.join("sessions/s1/99999999999999999999")).unwrap();
+    let o = run_in(ws1.path(), &["push", "s1", "--remote", &url]);
+    assert_eq!(code(&o), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("sessions/s1/99999999999999999999: invalid document: not a session version"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[cfg(feature = "remote")]
+#[test]
+fn the_cli_refuses_memory_and_malformed_urls() {
+    let scratch = tempfile::tempdir().unwrap();
+    let ws1 = ws_with_marker(&scratch.path().join("marker"));
+    ok(&run_in(ws1.path(), &["open", "--session", "s1"]));
+    for url in ["memory://", "MEMORY:///x"] {
+        let o = run_in(ws1.path(), &["push", "s1", "--remote", url]);
+        assert_eq!(code(&o), Some(2), "{url}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("memory:// is for the library and tests"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // Nothing that URL normalisation would rewrite into another place.
+    for (url, says) in [
+        ("file:relative", "expected file:///absolute/path"),
+        ("file://host/x", "expected file:///absolute/path (no host"),
+        ("s3://b/../../x", "`..` segment (\"..\")"),
+        ("s3://b/a/./x", "`..` segment (\".\")"),
+        ("gs://b/a//x", "`..` segment (\"\")"),
+        ("s3://b/%2E%2e/x", "`..` segment (\"%2E%2e\")"),
+        ("file:///tmp/../etc", "`..` segment (\"..\")"),
+    ] {
+        let o = run_in(ws1.path(), &["push", "s1", "--remote", url]);
+        assert_eq!(code(&o), Some(2), "{url}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{url}: {}", stderr(&o));
+    }
+    // The library refuses them too, and keeps memory://.
+    assert!(genesis::remote::Remote::open("s3://b/../../x").is_err());
+    assert!(genesis::remote::Remote::open("file:relative").is_err());
+    assert!(genesis::remote::Remote::open("memory://").is_ok());
+    assert!(genesis::remote::Remote::open("s3://b/p/").is_ok());
+}
+
+#[cfg(feature = "remote")]
+#[test]
 fn eight_concurrent_pushers_of_overlapping_sessions() {
     let scratch = tempfile::tempdir().unwrap();
     let marker = scratch.path().join("marker");
@@ -481,8 +687,26 @@ fn a_diverged_session_is_refused_both_ways() {
         "{}",
         stderr(&o)
     );
+    // Refused before anything is downloaded: the store is as it was, no staging left.
+    let before = files_under(&ws3.path().join(".genesis"));
     let o = run_in(ws3.path(), &["pull", "d", "--remote", &url]);
     assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("session d: the local store has 1 patch on base "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("(open); the remote's 1 patch on base "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("(open) do not extend them; nothing written"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(files_under(&ws3.path().join(".genesis")), before);
     // The fast-forward pull is fine.
     ok(&run_in(ws2.path(), &["pull", "d", "--remote", &url]));
     assert_eq!(

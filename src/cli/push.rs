@@ -12,6 +12,10 @@ pub struct Args {
     ids: Vec<String>,
     #[command(flatten)]
     remote: RemoteArgs,
+    /// Download every object the remote already lists and check its hash (default: compare
+    /// listed sizes only); a damaged one is replaced.
+    #[arg(long)]
+    verify_remote: bool,
 }
 
 /// Pushes; exit 0 when everything is on the remote.
@@ -21,12 +25,18 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let store = ctx.store()?;
     let opts = genesis::remote::PushOptions {
         concurrency: usize::from(args.remote.concurrency),
+        verify_remote: args.verify_remote,
     };
     let out = genesis::remote::push(&store, &remote, &args.ids, &opts)
         .map_err(super::remote::remote_err)?;
     if ctx.json {
         super::print_json(&serde_json::to_value(&out).expect("serialisable"));
         return Ok(0);
+    }
+    for key in &out.repaired {
+        eprintln!(
+            "genesis: warning: remote object {key} was damaged; replaced with the local copy"
+        );
     }
     for p in &out.pushed {
         let version = p

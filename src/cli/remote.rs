@@ -40,6 +40,14 @@ pub fn open(args: &RemoteArgs) -> Result<genesis::remote::Remote, CliError> {
             "no remote: pass --remote URL or set GENESIS_REMOTE",
         ));
     };
+    if url
+        .get(..7)
+        .is_some_and(|s| s.eq_ignore_ascii_case("memory:"))
+    {
+        return Err(CliError::usage(format!(
+            "remote {url:?}: memory:// is for the library and tests (the store lives only in this process, so everything a command wrote would be lost); use s3://, gs://, az:// or file:///absolute/path"
+        )));
+    }
     genesis::remote::Remote::open(url).map_err(remote_err)
 }
 

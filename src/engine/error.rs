@@ -114,6 +114,23 @@ pub enum EngineError {
         /// The session's current snapshot.
         current: Digest,
     },
+    /// `patch --from` a `--checkout` directory that `genesis pull` left behind: the pull
+    /// brought patches made elsewhere that the checkout does not hold, so its state would
+    /// revert them (DESIGN section 13). Nothing recorded; State (exit 3).
+    #[error(
+        "session {id}: the checkout {} was made from snapshot {made_from}, and `genesis pull` has since brought patches made elsewhere that it does not hold (the session is now at {current}); recording its state would undo the pulled patches, so nothing was recorded. Record the checkout's own changes as a diff instead: `genesis diff {made_from} {} | genesis patch {id} -` (or abort the session and open a new checkout)",
+        .dir.display(), .dir.display()
+    )]
+    PulledPastCheckout {
+        /// The session.
+        id: String,
+        /// The checkout directory.
+        dir: PathBuf,
+        /// The session snapshot the checkout was last made from or recorded from.
+        made_from: Digest,
+        /// The session's current snapshot (the pulled one).
+        current: Digest,
+    },
     /// `rebase` cannot move this session (in-place, or the merged tree does not come back from
     /// its own diff);
     /// nothing was recorded.

@@ -245,6 +245,7 @@ impl Engine {
             base_tracked: Some(outcome.tracked_only.clone()),
             rebased: Vec::new(),
             checkout_from: opts.checkout.as_ref().map(|_| identity),
+            checkout_pulled_past: None,
             reused_acceptance: None,
         };
         let guard = self.create_session(lock, session, state);

@@ -119,6 +119,23 @@ pub enum PatchSessionError {
         /// The session's current snapshot.
         current: Digest,
     },
+    /// `patch --from` a `--checkout` directory that `genesis pull` left behind: the pull
+    /// brought patches made elsewhere that the checkout does not hold, so its state would
+    /// revert them (DESIGN section 13). Nothing recorded; State (exit 3).
+    #[error(
+        "session {id}: the checkout {} was made from snapshot {made_from}, and `genesis pull` has since brought patches made elsewhere that it does not hold (the session is now at {current}); recording its state would undo the pulled patches, so nothing was recorded. Record the checkout's own changes as a diff instead: `genesis diff {made_from} {} | genesis patch {id} -` (or abort the session and open a new checkout)",
+        .dir.display(), .dir.display()
+    )]
+    PulledPastCheckout {
+        /// The session.
+        id: String,
+        /// The checkout directory.
+        dir: PathBuf,
+        /// The session snapshot the checkout was last made from or recorded from.
+        made_from: Digest,
+        /// The session's current snapshot (the pulled one).
+        current: Digest,
+    },
     /// The diff was refused (names the file, hunk and line); nothing was recorded.
     #[error("patch refused, nothing recorded: {0}")]
     Patch(#[from] PatchError),
@@ -232,6 +249,17 @@ impl From<PatchSessionError> for EngineError {
                 made_from,
                 current,
             } => EngineError::StaleCheckout {
+                id,
+                dir,
+                made_from,
+                current,
+            },
+            P::PulledPastCheckout {
+                id,
+                dir,
+                made_from,
+                current,
+            } => EngineError::PulledPastCheckout {
                 id,
                 dir,
                 made_from,
@@ -707,6 +735,14 @@ fn refuse_stale_checkout(
     match state.checkout_from {
         Some(made_from) if !state.snapshots.iter().any(|s| s.identity == made_from) => {
             Err(PatchSessionError::StaleCheckout {
+                id: id.to_owned(),
+                dir: co.to_path_buf(),
+                made_from,
+                current: session.current_snapshot,
+            })
+        }
+        Some(made_from) if state.checkout_pulled_past.is_some() => {
+            Err(PatchSessionError::PulledPastCheckout {
                 id: id.to_owned(),
                 dir: co.to_path_buf(),
                 made_from,

@@ -30,9 +30,18 @@ pub struct VerifyOptions {
     pub reuse: Option<std::sync::Arc<dyn AcceptanceSource>>,
 }
 
-/// What [`AcceptanceSource::accepted`] offers: (name, exact bytes) of each record, or why the
-/// source cannot be read.
-pub type OfferedRecords = Result<Vec<(Digest, Vec<u8>)>, String>;
+/// What [`AcceptanceSource::accepted`] offers: (name, exact bytes, the executable bits of the
+/// tree it was made on when known) of each record, or why the source cannot be read. The bits
+/// matter for a v0.1 snapshot, whose identity does not cover them (DESIGN section 13,
+/// "Acceptance reuse").
+pub type OfferedRecords = Result<
+    Vec<(
+        Digest,
+        Vec<u8>,
+        Option<BTreeSet<crate::path::WorkspacePath>>,
+    )>,
+    String,
+>;
 
 /// A place to find acceptance records made elsewhere (the remote store implements it, feature
 /// `remote`; DESIGN section 13, "Acceptance reuse").
@@ -292,6 +301,8 @@ impl Engine {
                 &session,
                 &manifest_blob,
                 &static_results,
+                (current.snapshot.format() == crate::snapshot::SnapshotFormat::V0_1)
+                    .then(|| state.current_executable()),
             );
             match found {
                 Ok(found) => {
@@ -570,6 +581,7 @@ fn reusable(
     session: &Session,
     manifest_blob: &Digest,
     static_results: &[StaticResult],
+    v0_1_executable: Option<BTreeSet<crate::path::WorkspacePath>>,
 ) -> Result<(AcceptanceRecord, Digest), String> {
     let from = src.source();
     if !opts.extra_obligations.is_empty() {
@@ -581,7 +593,8 @@ fn reusable(
     let offered = src
         .accepted(&session.current_snapshot, manifest_blob)
         .map_err(|e| format!("acceptance reuse: {from}: {e}; the obligations ran"))?;
-    for (name, bytes) in offered {
+    let mut refused = Vec::new();
+    for (name, bytes, executable) in offered {
         if Digest::of(&bytes) != name {
             continue;
         }
@@ -593,6 +606,21 @@ fn reusable(
             && record.manifest == *manifest_blob
             && record.obligations_ok
             && record.static_results == static_results;
+        // A v0.1 identity does not cover the executable bits: they must be the same too.
+        if fits
+            && let Some(here) = &v0_1_executable
+            && executable.as_ref() != Some(here)
+        {
+            refused.push(match executable {
+                None => format!("record {name} does not say the executable bits it was made with"),
+                Some(there) => format!(
+                    "record {name} was made with executable bits [{}], here they are [{}]",
+                    join_paths(&there),
+                    join_paths(here)
+                ),
+            });
+            continue;
+        }
         if fits {
             store
                 .write_object(&bytes)
@@ -600,10 +628,25 @@ fn reusable(
             return Ok((record, name));
         }
     }
+    if !refused.is_empty() {
+        return Err(format!(
+            "acceptance reuse refused: snapshot {} is a v0.1 snapshot, whose identity does not cover executable bits; {}; the obligations ran",
+            session.current_snapshot,
+            refused.join("; ")
+        ));
+    }
     Err(format!(
         "no reusable acceptance of snapshot {} on {from}; the obligations ran",
         session.current_snapshot
     ))
+}
+
+fn join_paths(paths: &BTreeSet<crate::path::WorkspacePath>) -> String {
+    paths
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The events after a verification (see [`Engine::verify`]): `Verified`, then

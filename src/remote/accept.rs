@@ -22,6 +22,10 @@ pub struct Environment {
     pub os: String,
     /// `std::env::consts::ARCH`, e.g. `x86_64`.
     pub arch: String,
+    /// For a record of a v0.1 snapshot: the executable bits of the tree it was made on (the
+    /// v0.1 identity does not cover them; reuse requires the same bits). Absent for v0.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executable: Option<std::collections::BTreeSet<crate::path::WorkspacePath>>,
 }
 
 /// One indexed acceptance record of the snapshot.
@@ -170,7 +174,10 @@ impl crate::engine::AcceptanceSource for Remote {
                     .as_ref()
                     .is_some_and(|e| e.os == here.os && e.arch == here.arch)
             })
-            .filter_map(|(r, b)| b.map(|b| (r.acceptance, b)))
+            .filter_map(|(r, b)| {
+                let exec = r.environment.and_then(|e| e.executable);
+                b.map(|b| (r.acceptance, b, exec))
+            })
             .collect())
     }
 }

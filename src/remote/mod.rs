@@ -239,6 +239,47 @@ pub fn retry_config() -> object_store::RetryConfig {
     }
 }
 
+/// The environment variable bounding one request (connect, send, the whole response), in
+/// seconds; default 30, never more than [`RETRY_ENV`]'s bound.
+pub const TIMEOUT_ENV: &str = "GENESIS_REMOTE_TIMEOUT_S";
+
+/// The per-request timeout and connect timeout for the values of [`RETRY_ENV`] and
+/// [`TIMEOUT_ENV`] (unset or not a number: their defaults, 60 and 30 s): the timeout is
+/// `min(TIMEOUT, RETRY)`, at least 1 s; the connect timeout `min(5 s, timeout)`. With the
+/// retries stopping after RETRY seconds, a stalled server fails a request after at most
+/// RETRY + timeout seconds.
+pub fn request_timeouts(
+    retry: Option<&str>,
+    timeout: Option<&str>,
+) -> (std::time::Duration, std::time::Duration) {
+    let secs = |v: Option<&str>, d: u64| v.and_then(|v| v.parse::<u64>().ok()).unwrap_or(d);
+    let t = secs(timeout, 30).min(secs(retry, 60)).max(1);
+    (
+        std::time::Duration::from_secs(t),
+        std::time::Duration::from_secs(t.min(5)),
+    )
+}
+
+/// [`request_timeouts`] from the environment as object_store client settings
+/// (`ClientConfigKey::Timeout`, `ConnectTimeout`; set key by key so that the client settings
+/// read from the environment, `AWS_ALLOW_HTTP` and its peers, stay).
+fn client_settings() -> [(object_store::ClientConfigKey, String); 2] {
+    let (timeout, connect) = request_timeouts(
+        std::env::var(RETRY_ENV).ok().as_deref(),
+        std::env::var(TIMEOUT_ENV).ok().as_deref(),
+    );
+    [
+        (
+            object_store::ClientConfigKey::Timeout,
+            format!("{}s", timeout.as_secs()),
+        ),
+        (
+            object_store::ClientConfigKey::ConnectTimeout,
+            format!("{}s", connect.as_secs()),
+        ),
+    ]
+}
+
 impl Remote {
     /// Opens the remote at `url`: `s3://bucket/prefix`, `gs://bucket/prefix`,
     /// `az://container/prefix`, `file:///absolute/path` or `memory://` (a new empty store,
@@ -248,12 +289,15 @@ impl Remote {
     /// `AZURE_STORAGE_ACCOUNT_NAME`, …). Nothing is contacted here.
     ///
     /// # Errors
-    /// [`RemoteError::Url`] for a URL that does not parse or a scheme not supported.
+    /// [`RemoteError::Url`] for a URL that does not parse, a scheme not supported, a `file:`
+    /// URL that is not `file:///absolute/path`, or a path with an empty, `.` or `..` segment
+    /// (checked on the text as given, before URL normalisation could resolve it).
     pub fn open(url: &str) -> Result<Remote, RemoteError> {
         let bad = |reason: String| RemoteError::Url {
             url: url.to_owned(),
             reason,
         };
+        check_url_text(url).map_err(bad)?;
         let parsed = url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
         let (scheme, path) = object_store::ObjectStoreScheme::parse(&parsed).map_err(|e| {
             bad(format!(
@@ -266,9 +310,12 @@ impl Remote {
             S::Memory => Arc::new(object_store::memory::InMemory::new()),
             S::Local => Arc::new(object_store::local::LocalFileSystem::new()),
             S::AmazonS3 => {
-                let b = object_store::aws::AmazonS3Builder::from_env()
+                let mut b = object_store::aws::AmazonS3Builder::from_env()
                     .with_url(url)
                     .with_retry(retry_config());
+                for (k, v) in client_settings() {
+                    b = b.with_config(object_store::aws::AmazonS3ConfigKey::Client(k), v);
+                }
                 // AWS_ENDPOINT_URL (the AWS CLI's name) as well as object_store's AWS_ENDPOINT.
                 let b = match std::env::var("AWS_ENDPOINT_URL") {
                     Ok(e) if std::env::var_os("AWS_ENDPOINT").is_none() => b.with_endpoint(e),
@@ -276,20 +323,24 @@ impl Remote {
                 };
                 Arc::new(b.build().map_err(|e| bad(e.to_string()))?)
             }
-            S::GoogleCloudStorage => Arc::new(
-                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+            S::GoogleCloudStorage => {
+                let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
                     .with_url(url)
-                    .with_retry(retry_config())
-                    .build()
-                    .map_err(|e| bad(e.to_string()))?,
-            ),
-            S::MicrosoftAzure => Arc::new(
-                object_store::azure::MicrosoftAzureBuilder::from_env()
+                    .with_retry(retry_config());
+                for (k, v) in client_settings() {
+                    b = b.with_config(object_store::gcp::GoogleConfigKey::Client(k), v);
+                }
+                Arc::new(b.build().map_err(|e| bad(e.to_string()))?)
+            }
+            S::MicrosoftAzure => {
+                let mut b = object_store::azure::MicrosoftAzureBuilder::from_env()
                     .with_url(url)
-                    .with_retry(retry_config())
-                    .build()
-                    .map_err(|e| bad(e.to_string()))?,
-            ),
+                    .with_retry(retry_config());
+                for (k, v) in client_settings() {
+                    b = b.with_config(object_store::azure::AzureConfigKey::Client(k), v);
+                }
+                Arc::new(b.build().map_err(|e| bad(e.to_string()))?)
+            }
             other => return Err(bad(format!("{other:?} is not supported"))),
         };
         Ok(Remote::from_object_store(store, prefix, url))
@@ -445,6 +496,36 @@ impl Remote {
         Ok(out)
     }
 
+    /// The objects on the remote: hex name → size in bytes, as listed.
+    async fn list_sizes(&self) -> Result<std::collections::HashMap<String, u64>, RemoteError> {
+        use futures::TryStreamExt;
+        let key = self.key("objects");
+        let metas: Vec<object_store::ObjectMeta> = self
+            .store
+            .list(Some(&key))
+            .try_collect()
+            .await
+            .map_err(|e| self.request_err("list", &key, e))?;
+        Ok(metas
+            .into_iter()
+            .filter_map(|m| {
+                let name = m.location.filename()?.to_owned();
+                Some((name, m.size))
+            })
+            .collect())
+    }
+
+    /// Writes `rel` with `bytes`, replacing what is there (`PutMode::Overwrite`): only for an
+    /// object found damaged, whose key is the hash of `bytes`.
+    async fn put_overwrite(&self, rel: &str, bytes: Vec<u8>) -> Result<(), RemoteError> {
+        let key = self.key(rel);
+        self.store
+            .put(&key, PutPayload::from(bytes))
+            .await
+            .map_err(|e| self.request_err("put", &key, e))?;
+        Ok(())
+    }
+
     /// Parses the JSON document at `rel` (strictly: a key twice is refused).
     fn parse_doc<T: serde::de::DeserializeOwned>(
         &self,
@@ -461,7 +542,22 @@ impl Remote {
     /// The latest version of session `id` on the remote: its number and ref document.
     async fn session_head(&self, id: &str) -> Result<Option<(u64, RefDoc)>, RemoteError> {
         let versions = self.list(&format!("sessions/{id}")).await?;
-        let Some(last) = versions.iter().filter_map(|v| v.parse::<u64>().ok()).max() else {
+        let mut last = None;
+        for v in &versions {
+            // Only the keys push writes: decimal digits that fit a u64.
+            let n = v
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| v.parse::<u64>().ok())
+                .flatten()
+                .ok_or_else(|| RemoteError::Invalid {
+                    url: self.url.clone(),
+                    key: self.key(&format!("sessions/{id}/{v}")).to_string(),
+                    message: "not a session version (decimal digits, at most 2^64 - 1)".into(),
+                })?;
+            last = last.max(Some(n));
+        }
+        let Some(last) = last else {
             return Ok(None);
         };
         let rel = version_key(id, last);
@@ -474,6 +570,46 @@ impl Remote {
         };
         Ok(Some((last, self.parse_doc(&rel, &bytes)?)))
     }
+}
+
+/// Refuses what URL normalisation would silently rewrite: `file:` other than
+/// `file:///absolute` (`file:relative` would become `/relative`), and empty, `.` or `..`
+/// path segments (`s3://b/../../x` would become the prefix `x`), spelled plainly or
+/// percent-encoded. One trailing `/` is allowed.
+fn check_url_text(url: &str) -> Result<(), String> {
+    let (scheme, rest) = url.split_once(':').unwrap_or((url, ""));
+    if scheme.eq_ignore_ascii_case("memory") {
+        return Ok(());
+    }
+    let file = scheme.eq_ignore_ascii_case("file");
+    let Some(after) = rest.strip_prefix("//") else {
+        return Err(if file {
+            "expected file:///absolute/path".into()
+        } else {
+            format!("expected {scheme}://…")
+        });
+    };
+    if file && !after.starts_with('/') {
+        return Err("expected file:///absolute/path (no host, an absolute path)".into());
+    }
+    let path = match after.find('/') {
+        Some(i) => &after[i + 1..],
+        None => "",
+    };
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let path = path.strip_suffix('/').unwrap_or(path);
+    if path.is_empty() {
+        return Ok(());
+    }
+    for seg in path.split('/') {
+        let plain = seg.to_ascii_lowercase().replace("%2e", ".");
+        if plain.is_empty() || plain == "." || plain == ".." {
+            return Err(format!(
+                "the path has an empty, `.` or `..` segment ({seg:?}); give the prefix plainly"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The key of version `n` of session `id`: `sessions/<id>/<n, 10 digits>`.
@@ -502,4 +638,22 @@ where
         out.push(r?);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::request_timeouts;
+    use std::time::Duration;
+
+    #[test]
+    fn request_timeouts_follow_the_retry_bound() {
+        let s = Duration::from_secs;
+        assert_eq!(request_timeouts(None, None), (s(30), s(5)));
+        assert_eq!(request_timeouts(Some("10"), None), (s(10), s(5)));
+        assert_eq!(request_timeouts(Some("2"), None), (s(2), s(2)));
+        assert_eq!(request_timeouts(Some("0"), None), (s(1), s(1)));
+        assert_eq!(request_timeouts(None, Some("7")), (s(7), s(5)));
+        assert_eq!(request_timeouts(Some("60"), Some("120")), (s(60), s(5)));
+        assert_eq!(request_timeouts(Some("x"), Some("y")), (s(30), s(5)));
+    }
 }

@@ -154,14 +154,26 @@ async fn pull_all(
     for id in ids {
         wanted.push(resolve(remote, id).await?);
     }
+    // Refuse a diverged session before anything is downloaded or written.
+    for w in wanted.iter().filter(|w| w.kind == "session") {
+        let Ok(sid) = crate::session::SessionId::new(&w.id) else {
+            continue;
+        };
+        if !crate::session::exists(store, &sid) {
+            continue;
+        }
+        let (local, _) = crate::session::load(store, &w.id)?;
+        let d = w.doc.document.expect("checked by resolve");
+        let from = super::version_key(&w.id, w.version.unwrap_or(0));
+        let bytes = remote.get_object(&d, &from).await?;
+        let theirs: Session = remote.parse_doc(&format!("objects/{d}"), &bytes)?;
+        if theirs != local {
+            extends(&w.id, &theirs, &local, "the local store", "the remote's")?;
+        }
+    }
     let all: BTreeSet<Digest> = wanted
         .iter()
         .flat_map(|w| w.closure.objects.iter().copied())
-        .collect();
-    let needed: Vec<Digest> = all
-        .iter()
-        .filter(|d| !store.has_object(d))
-        .copied()
         .collect();
     // The staging directory is named by what the pull wants, so a rerun finds it.
     let key = Digest::of(
@@ -173,8 +185,27 @@ async fn pull_all(
             .as_bytes(),
     );
     let stage = store.path().join("tmp").join(format!("pull-{key}"));
-    std::fs::create_dir_all(&stage).map_err(|source| StoreError::Io {
-        path: stage.clone(),
+    let out = pull_staged(store, remote, &wanted, &all, &stage, opts).await;
+    // On success and on every failure (a killed pull leaves it, and a rerun resumes).
+    let _ = std::fs::remove_dir_all(&stage);
+    out
+}
+
+async fn pull_staged(
+    store: &Store,
+    remote: &Remote,
+    wanted: &[Wanted],
+    all: &BTreeSet<Digest>,
+    stage: &std::path::Path,
+    opts: &PullOptions,
+) -> Result<PullOutcome, RemoteError> {
+    let needed: Vec<Digest> = all
+        .iter()
+        .filter(|d| !store.has_object(d))
+        .copied()
+        .collect();
+    std::fs::create_dir_all(stage).map_err(|source| StoreError::Io {
+        path: stage.to_path_buf(),
         source,
     })?;
     let fetch: Vec<Digest> = needed
@@ -182,25 +213,15 @@ async fn pull_all(
         .filter(|d| !stage.join(d.to_hex()).is_file())
         .copied()
         .collect();
-    let stage_ref = &stage;
     let got = for_each_bounded(fetch, opts.concurrency, |d| async move {
         let bytes = remote.get_object(&d, "a closure").await?;
-        stage_object(stage_ref, &d, &bytes)?;
+        stage_object(stage, &d, &bytes)?;
         Ok(bytes.len() as u64)
     })
-    .await;
-    let got = match got {
-        Ok(g) => g,
-        Err(e @ RemoteError::Corrupt { .. }) => {
-            // Nothing of this pull enters the store.
-            let _ = std::fs::remove_dir_all(&stage);
-            return Err(e);
-        }
-        Err(e) => return Err(e),
-    };
-    commit_objects(store, &stage, &needed, remote)?;
+    .await?;
+    commit_objects(store, stage, &needed, remote)?;
     let mut pulled = Vec::new();
-    for w in &wanted {
+    for w in wanted {
         write_snapshots(store, &w.closure)?;
         let written = match w.kind {
             "session" => write_session(store, remote, w, opts)?,
@@ -214,7 +235,6 @@ async fn pull_all(
             written,
         });
     }
-    let _ = std::fs::remove_dir_all(&stage);
     Ok(PullOutcome {
         remote: remote.url().to_owned(),
         pulled,
@@ -322,8 +342,11 @@ fn write_session(
             message: format!("/session is {}, not {}", session.session, w.id),
         });
     }
-    // The checkout directory was the pusher's.
+    // The pusher's checkout directory is not this machine's; a local one is kept (DESIGN
+    // section 13), marked behind when the pull brings what it does not hold.
     state.checkout = None;
+    state.checkout_from = None;
+    state.checkout_pulled_past = None;
     let reach = crate::gc::reach(store, Some((&w.id, &session, &state)), &[]);
     if !reach.problems.is_empty() {
         return Err(RemoteError::Broken {
@@ -333,11 +356,18 @@ fn write_session(
     }
     let _lock = store.lock(opts.lock_wait)?;
     if crate::session::exists(store, &session.session) {
-        let (local, _) = crate::session::load(store, &w.id)?;
+        let (local, local_state) = crate::session::load(store, &w.id)?;
         if local == session {
             return Ok(false);
         }
-        extends(&w.id, &session, &local, "the local store")?;
+        extends(&w.id, &session, &local, "the local store", "the remote's")?;
+        if local_state.checkout.is_some() && session.current_snapshot != local.current_snapshot {
+            state.checkout = local_state.checkout;
+            state.checkout_from = local_state.checkout_from;
+            state.checkout_pulled_past = local_state
+                .checkout_pulled_past
+                .or(Some(session.current_snapshot));
+        }
     }
     crate::session::save(store, &session, &state)?;
     crate::session::load(store, &w.id)?;

@@ -1,7 +1,7 @@
 //! `genesis push`: objects first (create-if-absent, bounded concurrency), then the acceptance
 //! index, then the refs (a session's next version created if absent: compare-and-swap).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::closure::{Item, item};
 use super::{
@@ -18,12 +18,17 @@ use crate::store::Store;
 pub struct PushOptions {
     /// Uploads in flight at once (at least 1). Default [`DEFAULT_CONCURRENCY`].
     pub concurrency: usize,
+    /// Download every object the remote lists and check its hash (`--verify-remote`);
+    /// without it only the listed size is compared with the local object's. A damaged
+    /// object is replaced and named in [`PushOutcome::repaired`].
+    pub verify_remote: bool,
 }
 
 impl Default for PushOptions {
     fn default() -> Self {
         PushOptions {
             concurrency: DEFAULT_CONCURRENCY,
+            verify_remote: false,
         }
     }
 }
@@ -59,6 +64,9 @@ pub struct PushOutcome {
     pub bytes: u64,
     /// Acceptance index entries written.
     pub acceptances: usize,
+    /// Keys of remote objects found damaged (listed size not the local object's, or with
+    /// [`PushOptions::verify_remote`] content not hashing to the name) and replaced.
+    pub repaired: Vec<String>,
 }
 
 /// The pusher's environment, written as the body of each acceptance index entry.
@@ -67,6 +75,7 @@ pub(super) fn environment() -> super::Environment {
         genesis: env!("CARGO_PKG_VERSION").to_owned(),
         os: std::env::consts::OS.to_owned(),
         arch: std::env::consts::ARCH.to_owned(),
+        executable: None,
     }
 }
 
@@ -104,38 +113,9 @@ async fn push_items(
     opts: &PushOptions,
 ) -> Result<PushOutcome, RemoteError> {
     // 1. Objects: every closure's, and the closure objects themselves.
-    let mut extra: BTreeMap<Digest, &[u8]> = BTreeMap::new();
-    let mut all: BTreeSet<Digest> = BTreeSet::new();
-    for it in items {
-        all.extend(it.closure.objects.iter().copied());
-        all.insert(it.closure_digest);
-        extra.insert(it.closure_digest, &it.closure_bytes);
-        for (d, b) in &it.extra {
-            extra.insert(*d, b);
-        }
-    }
-    let present: HashSet<String> = remote.list("objects").await?.into_iter().collect();
-    let todo: Vec<Digest> = all
-        .iter()
-        .filter(|d| !present.contains(&d.to_hex()))
-        .copied()
-        .collect();
-    let extra = &extra;
-    let sent = for_each_bounded(todo, opts.concurrency, |d| async move {
-        let bytes = match extra.get(&d) {
-            Some(b) => b.to_vec(),
-            None => store.read_object(&d)?,
-        };
-        let len = bytes.len() as u64;
-        let created = remote.put_create(&format!("objects/{d}"), bytes).await?;
-        Ok((created, len))
-    })
-    .await?;
-    let uploaded = sent.iter().filter(|(c, _)| *c).count();
-    let bytes = sent.iter().filter(|(c, _)| *c).map(|(_, n)| n).sum();
+    let (total, uploaded, bytes, repaired) = send_objects(store, remote, items, opts).await?;
     // 2. The acceptance index (its records are uploaded objects now).
     let mut acceptances = 0;
-    let env = json_bytes(&environment());
     for it in items {
         for a in &it.acceptances {
             let record: AcceptanceRecord = match crate::json::from_slice(&store.read_object(a)?) {
@@ -146,7 +126,11 @@ async fn push_items(
                 continue;
             }
             let rel = format!("acceptances/{}/{}/{a}", record.snapshot, record.manifest);
-            if remote.put_create(&rel, env.clone()).await? {
+            let env = super::Environment {
+                executable: it.closure.snapshots_v0_1.get(&record.snapshot).cloned(),
+                ..environment()
+            };
+            if remote.put_create(&rel, json_bytes(&env)).await? {
                 acceptances += 1;
             }
         }
@@ -186,10 +170,79 @@ async fn push_items(
         remote: remote.url().to_owned(),
         pushed,
         uploaded,
-        skipped: all.len() - uploaded,
+        skipped: total - uploaded,
         bytes,
         acceptances,
+        repaired,
     })
+}
+
+/// Uploads every object of `items` the remote lacks and replaces the damaged ones it lists:
+/// (objects in all, uploaded, bytes uploaded, keys repaired).
+async fn send_objects(
+    store: &Store,
+    remote: &Remote,
+    items: &[Item],
+    opts: &PushOptions,
+) -> Result<(usize, usize, u64, Vec<String>), RemoteError> {
+    let mut extra: BTreeMap<Digest, &[u8]> = BTreeMap::new();
+    let mut all: BTreeSet<Digest> = BTreeSet::new();
+    for it in items {
+        all.extend(it.closure.objects.iter().copied());
+        all.insert(it.closure_digest);
+        extra.insert(it.closure_digest, &it.closure_bytes);
+        for (d, b) in &it.extra {
+            extra.insert(*d, b);
+        }
+    }
+    let present = remote.list_sizes().await?;
+    let extra = &extra;
+    let local = |d: Digest| -> Result<Vec<u8>, RemoteError> {
+        Ok(match extra.get(&d) {
+            Some(b) => b.to_vec(),
+            None => store.read_object(&d)?,
+        })
+    };
+    // Listed objects: damaged ones (wrong size; with --verify-remote, wrong hash) are replaced.
+    let listed: Vec<Digest> = all
+        .iter()
+        .filter(|d| present.contains_key(&d.to_hex()))
+        .copied()
+        .collect();
+    let present = &present;
+    let checked = for_each_bounded(listed, opts.concurrency, |d| async move {
+        let bytes = local(d)?;
+        let rel = format!("objects/{d}");
+        let damaged = present.get(&d.to_hex()) != Some(&(bytes.len() as u64))
+            || (opts.verify_remote
+                && remote
+                    .get_opt(&rel)
+                    .await?
+                    .is_none_or(|b| Digest::of(&b) != d));
+        if !damaged {
+            return Ok(None);
+        }
+        remote.put_overwrite(&rel, bytes).await?;
+        Ok(Some(remote.key(&rel).to_string()))
+    })
+    .await?;
+    let mut repaired: Vec<String> = checked.into_iter().flatten().collect();
+    repaired.sort();
+    let todo: Vec<Digest> = all
+        .iter()
+        .filter(|d| !present.contains_key(&d.to_hex()))
+        .copied()
+        .collect();
+    let sent = for_each_bounded(todo, opts.concurrency, |d| async move {
+        let bytes = local(d)?;
+        let len = bytes.len() as u64;
+        let created = remote.put_create(&format!("objects/{d}"), bytes).await?;
+        Ok((created, len))
+    })
+    .await?;
+    let uploaded = sent.iter().filter(|(c, _)| *c).count();
+    let bytes = sent.iter().filter(|(c, _)| *c).map(|(_, n)| n).sum();
+    Ok((all.len(), uploaded, bytes, repaired))
 }
 
 /// Writes the session's next version unless the latest is this one: read the latest, check
@@ -222,8 +275,12 @@ async fn write_session_ref(
                 })?;
                 let bytes = remote.get_object(&d, &from).await?;
                 let theirs: Session = remote.parse_doc(&format!("objects/{d}"), &bytes)?;
-                extends(&it.id, local, &theirs, "the remote")?;
-                v + 1
+                extends(&it.id, local, &theirs, "the remote", "the local store's")?;
+                v.checked_add(1).ok_or_else(|| RemoteError::Invalid {
+                    url: remote.url().to_owned(),
+                    key: remote.key(&from).to_string(),
+                    message: "the highest session version; no version can follow it".into(),
+                })?
             }
         };
         if remote
@@ -235,8 +292,9 @@ async fn write_session_ref(
     }
 }
 
-/// Whether `ours` may replace `theirs` (named `where_` in the error): the same base, their
-/// patches a prefix of ours, and theirs still open or of our status.
+/// Whether `ours` (named `ours_name` in the error, a possessive) may replace `theirs` (named
+/// `where_`): the same base, their patches a prefix of ours, and theirs still open or of our
+/// status.
 ///
 /// # Errors
 /// [`RemoteError::Diverged`] otherwise.
@@ -245,6 +303,7 @@ pub(super) fn extends(
     ours: &Session,
     theirs: &Session,
     where_: &str,
+    ours_name: &str,
 ) -> Result<(), RemoteError> {
     let prefix = theirs.base_snapshot == ours.base_snapshot
         && theirs.patches.len() <= ours.patches.len()
@@ -256,7 +315,7 @@ pub(super) fn extends(
     Err(RemoteError::Diverged {
         id: id.to_owned(),
         message: format!(
-            "{where_} has {} patch{} on base {} ({}), which this side's {} patch{} on base {} ({}) do not extend",
+            "{where_} has {} patch{} on base {} ({}); {ours_name} {} patch{} on base {} ({}) do not extend them",
             theirs.patches.len(),
             if theirs.patches.len() == 1 { "" } else { "es" },
             theirs.base_snapshot,
