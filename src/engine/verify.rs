@@ -313,6 +313,14 @@ impl Engine {
                 now: guard.session().current_snapshot,
             });
         }
+        // The objects above were written without the lock: a `gc` may have run since and
+        // removed them as unreferenced (DESIGN 3, "Writers without the lock"). Under the lock
+        // now, each is stored again if gone (freshened if present), before anything names it.
+        for r in &results {
+            self.store.write_object(&r.stdout)?;
+            self.store.write_object(&r.stderr)?;
+        }
+        self.store.write_object(&record.canonical_bytes())?;
         let (session2, state2) = guard.parts_mut();
         session2.verification = Some(Verification {
             snapshot: session.current_snapshot,
