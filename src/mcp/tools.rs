@@ -134,29 +134,21 @@ fn engine(scope: &Scope, create: bool) -> Result<Engine, ToolError> {
 }
 
 /// The session `given` names: the session whose id it is, else the one session whose id
-/// starts with it (4+ characters), as the CLI takes it.
+/// starts with it (4+ characters; case and hyphens ignored), by the CLI's one rule
+/// ([`report::resolve_id`]).
 fn session(engine: &Engine, given: &str) -> Result<String, ToolError> {
-    let ids = engine.sessions()?;
-    if ids.iter().any(|i| i == given) {
-        return Ok(given.to_owned());
-    }
-    if given.chars().count() < report::MIN_PREFIX {
-        return Err(ToolError::bad_input(format!(
-            "no session {given:?} in the store, and a session id prefix needs at least {} characters",
+    use report::IdMatch;
+    match report::resolve_id(&engine.sessions()?, given) {
+        IdMatch::Found(id) => Ok(id),
+        IdMatch::TooShort => Err(ToolError::bad_input(format!(
+            "no session {given:?} in the store, and a session id prefix needs at least {} characters (hyphens not counted)",
             report::MIN_PREFIX
-        )));
-    }
-    let found: Vec<&String> = ids.iter().filter(|i| i.starts_with(given)).collect();
-    match found.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err(crate::session::SessionError::NotFound(given.to_owned()).into()),
-        many => Err(ToolError::bad_input(format!(
-            "session id prefix {given:?} is ambiguous: {} sessions start with it ({})",
+        ))),
+        IdMatch::NotFound => Err(crate::session::SessionError::NotFound(given.to_owned()).into()),
+        IdMatch::Ambiguous(many) => Err(ToolError::bad_input(format!(
+            "session id prefix {given:?} is ambiguous: {} sessions match it ({})",
             many.len(),
-            many.iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            many.join(", ")
         ))),
     }
 }
