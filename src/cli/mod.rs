@@ -190,13 +190,14 @@ enum Command {
 }
 
 impl Cli {
-    /// The event options: the command's own (open, patch, verify, apply, abort, bpt), each
+    /// The event options: the command's own (open, patch, rebase, verify, apply, abort, bpt), each
     /// else the same option given before the command name; no `--events` file for any other
     /// command (it emits none, so none is made).
     fn events(&self) -> events::EventsArgs {
         let own = match &self.command {
             Command::Open(a) => Some(&a.events),
             Command::Patch(a) => Some(&a.events),
+            Command::Rebase(a) => Some(&a.events),
             Command::Verify(a) => Some(&a.events),
             Command::Apply(a) => Some(&a.events),
             Command::Abort(a) => Some(&a.events),
@@ -369,7 +370,7 @@ pub fn run() -> ExitCode {
         && !cli.quiet
     {
         eprintln!(
-            "genesis: warning: --events {}: this command emits no events (only open, patch, verify, apply, abort and bpt do); nothing is written there",
+            "genesis: warning: --events {}: this command emits no events (only open, patch, rebase, verify, apply, abort and bpt do); nothing is written there",
             p.display()
         );
     }

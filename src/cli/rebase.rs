@@ -14,6 +14,8 @@ pub struct Args {
     /// against a change, binary files, executable bits) still record nothing.
     #[arg(long)]
     markers: bool,
+    #[command(flatten)]
+    pub events: super::events::EventsArgs,
 }
 
 /// Rebases; exit 3 when paths conflict and nothing was recorded.
@@ -23,8 +25,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let opts = RebaseOptions {
         markers: args.markers,
     };
-    let out = super::events::with_events(ctx, &engine, &session, |_| {
-        Ok(engine.rebase(&session, &opts)?)
+    let out = super::events::with_events(ctx, &engine, &session, |events| {
+        Ok(engine.rebase(&session, &opts, events)?)
     })?;
     let failed = !out.conflicts.is_empty() && !out.moved;
     if ctx.json {

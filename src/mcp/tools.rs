@@ -524,7 +524,11 @@ pub fn status(scope: &Scope, a: StatusArgs) -> ToolResult {
 pub fn rebase(scope: &Scope, a: RebaseArgs) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
-    let out = engine.rebase(&id, &crate::engine::RebaseOptions { markers: a.markers })?;
+    let out = engine.rebase(
+        &id,
+        &crate::engine::RebaseOptions { markers: a.markers },
+        &mut NoObserver,
+    )?;
     let value = report::rebase_json(&out, a.markers);
     if !out.conflicts.is_empty() && !out.moved {
         let paths: Vec<&str> = out.conflicts.iter().map(|c| c.path.as_str()).collect();
