@@ -82,12 +82,13 @@ pub fn abort_json(o: &AbortOutcome) -> Value {
     })
 }
 
-/// `genesis status SESSION --json`: `{"session", "logs", "saved"}`.
+/// `genesis status SESSION --json`: `{"session", "logs", "saved", "conflict_markers"}`.
 pub fn status_json(s: &Session, state: &SessionState) -> Value {
     json!({
         "session": s,
         "logs": state.logs,
         "saved": state.saved.as_ref().map(|w| &w.files),
+        "conflict_markers": state.conflict_markers,
     })
 }
 

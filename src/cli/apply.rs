@@ -1,4 +1,4 @@
-//! `genesis apply SESSION [--dry-run] [--strict]`: write the session into the workspace.
+//! `genesis apply SESSION [--dry-run] [--strict] [--allow-markers]`: write the session into the workspace.
 
 use genesis::engine::ApplyOptions;
 
@@ -15,6 +15,9 @@ pub struct Args {
     /// Require the whole workspace to equal the base snapshot, not only the changed paths.
     #[arg(long)]
     strict: bool,
+    /// Apply even though files hold unresolved conflict markers `rebase --markers` wrote.
+    #[arg(long)]
+    allow_markers: bool,
     #[command(flatten)]
     pub events: super::events::EventsArgs,
 }
@@ -43,6 +46,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let opts = ApplyOptions {
         dry_run: args.dry_run,
         strict: args.strict,
+        allow_markers: args.allow_markers,
     };
     let out = super::events::with_events(ctx, &engine, &session, |events| {
         engine

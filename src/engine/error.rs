@@ -326,6 +326,15 @@ pub enum NotVerifiedReason {
     /// The session was never verified.
     #[error("it has not been verified; run `genesis verify` first")]
     NeverVerified,
+    /// Files hold the conflict markers `rebase --markers` wrote, and no later patch changed
+    /// them ([`crate::session::SessionState::conflict_markers`]).
+    #[error(
+        "unresolved conflict markers (from `genesis rebase --markers`) in: {}; record a patch that resolves them, or pass --allow-markers", .paths.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+    )]
+    ConflictMarkers {
+        /// The paths, sorted.
+        paths: Vec<crate::path::WorkspacePath>,
+    },
     /// The verification is of an earlier snapshot (a patch landed since).
     #[error(
         "the verification is of snapshot {verified}, not the current snapshot {current}; run `genesis verify` again"

@@ -245,6 +245,7 @@ impl Engine {
             base_tracked: Some(outcome.tracked_only.clone()),
             rebased: Vec::new(),
             checkout_from: opts.checkout.as_ref().map(|_| identity),
+            conflict_markers: Vec::new(),
         };
         let guard = self.create_session(lock, session, state);
         let Some(dir) = &opts.checkout else {

@@ -179,6 +179,12 @@ impl Engine {
         session.patches = entries;
         state.snapshots = snapshots;
         state.logs.clear();
+        state.conflict_markers = outcome
+            .conflicts
+            .iter()
+            .filter(|c| c.kind.has_markers())
+            .map(|c| c.path.clone())
+            .collect();
         state.base_tracked = Some(ws.tracked_only.clone());
         // Rewritten below, under the lock: it holds the new current snapshot.
         state.checkout_from = state

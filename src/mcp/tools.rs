@@ -439,6 +439,7 @@ pub fn apply(scope: &Scope, a: ApplyArgs) -> ToolResult {
         &ApplyOptions {
             dry_run: a.dry_run,
             strict: a.strict,
+            ..ApplyOptions::default()
         },
         &mut NoObserver,
     )?;
