@@ -194,6 +194,26 @@ fn markers_record_git_style_conflict_markers() {
     assert_eq!(session_doc(r, "s")["verification"], serde_json::Value::Null);
 }
 
+/// Issue 12 reviewer: apply names `genesis rebase` only for conflicts a rebase resolves; a
+/// directory turned into a symbolic link is not one (rebase would leave it, apply refuse again).
+#[test]
+fn apply_hints_rebase_only_for_conflicts_rebase_resolves() {
+    let c = case(&[("d/a.txt", b"a\n")], &[("d/new", Some(b"n\n"))], &[]);
+    let r = c.ws.path();
+    ok(&run_in(r, &["verify", "-q", "s"]));
+    let elsewhere = c._co_parent.path().join("real-d");
+    std::fs::rename(r.join("d"), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, r.join("d")).unwrap();
+    let o = run_in(r, &["apply", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert!(
+        stderr(&o).contains("d/new: d is a symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("genesis rebase"), "{}", stderr(&o));
+}
+
 /// Issue 12 reviewer: the state records which files hold the markers a rebase wrote; status
 /// names them; apply refuses (exit 3, naming them) until a patch changes those files (git
 /// refuses to commit unmerged paths), unless `--allow-markers`.

@@ -22,14 +22,18 @@ pub struct Args {
     pub events: super::events::EventsArgs,
 }
 
-/// An apply conflict of a session `genesis rebase` can move (not in-place) ends with the
+/// An apply conflict of a session `genesis rebase` can move (not in-place), each path of it
+/// one rebase resolves ([`genesis::engine::ConflictKind::rebase_resolves`]), ends with the
 /// command that moves it onto the workspace as it is now.
 fn with_rebase_hint(
     engine: &genesis::engine::Engine,
     id: &str,
     e: genesis::engine::ApplyError,
 ) -> CliError {
-    let conflict = matches!(e, genesis::engine::ApplyError::Conflict { .. });
+    // Only when rebase resolves every conflicting path (not `d: a symbolic link`): the hint
+    // must not send the user round in a loop.
+    let conflict = matches!(&e, genesis::engine::ApplyError::Conflict { conflicts, .. }
+        if conflicts.iter().all(|c| c.kind.rebase_resolves()));
     let mut err = CliError::from(e);
     if conflict && engine.status(id).is_ok_and(|(_, st)| !st.in_place) {
         err.message.push_str(&format!(

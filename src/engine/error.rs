@@ -613,6 +613,23 @@ pub enum ConflictKind {
 }
 
 impl ConflictKind {
+    /// Whether `genesis rebase` resolves this apply conflict: the workspace's content or bits
+    /// moved under the session (changed, missing, added, `--strict` differences), which a
+    /// three-way merge takes in. Not links, non-regular files, unreadable entries or
+    /// directories in the way: a rebase leaves those as they are and apply would refuse again.
+    pub fn rebase_resolves(&self) -> bool {
+        matches!(
+            self,
+            ConflictKind::Changed { .. }
+                | ConflictKind::ModeChanged
+                | ConflictKind::Missing
+                | ConflictKind::AddedButExists
+                | ConflictKind::DiffersFromBase
+        )
+    }
+}
+
+impl ConflictKind {
     /// Its name in `--json` (`"changed"`, `"missing"`, …; kebab-case, as rebase's kinds).
     pub fn code(&self) -> &'static str {
         match self {
