@@ -47,6 +47,12 @@ pub fn man(args: &ManArgs) -> Result<u8, CliError> {
         super::write_out(&String::from_utf8_lossy(&buf));
         return Ok(0);
     };
+    if dir.exists() && !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "--dir {}: not a directory",
+            dir.display()
+        )));
+    }
     std::fs::create_dir_all(dir).map_err(|e| CliError::io(format!("{}: {e}", dir.display())))?;
     let mut pages = vec![cmd.clone()];
     pages.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned());

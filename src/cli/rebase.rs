@@ -49,10 +49,20 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             crate::outln!("conflict markers written: {line}");
         }
         for h in &c.hunks {
-            let text = format!(
-                "    session {}, workspace {} (base {})",
-                h.session, h.workspace, h.base
-            );
+            let text = match h.base {
+                b if b.count > 0 => format!(
+                    "    session {}, workspace {} (base {b})",
+                    h.session, h.workspace
+                ),
+                b if b.start == 0 => format!(
+                    "    session {}, workspace {} (both added at the start of the file)",
+                    h.session, h.workspace
+                ),
+                b => format!(
+                    "    session {}, workspace {} (both added after base line {})",
+                    h.session, h.workspace, b.start
+                ),
+            };
             if failed {
                 eprintln!("{text}");
             } else {
@@ -103,6 +113,11 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             e.patch,
             e.before_snapshot,
             e.after_snapshot
+        ),
+        None if out.replaced_patches == 0 => crate::outln!(
+            "session {} rebased onto {}: it has no patches; no patch recorded",
+            session,
+            out.onto
         ),
         None => crate::outln!(
             "session {} rebased onto {}: the workspace already holds its changes; no patch recorded",

@@ -62,6 +62,9 @@ pub struct RebaseOutcome {
     /// FROM DIR | genesis patch SESSION -`); `patch --from` it is refused from now on
     /// ([`crate::engine::PatchSessionError::StaleCheckout`]).
     pub checkout_made_from: Option<Digest>,
+    /// How many patches the session held before the rebase (0: it had none, so a moved
+    /// session records no patch because there is nothing to carry over).
+    pub replaced_patches: usize,
     /// Lines added by the recorded patch (text files); 0 when none was recorded.
     pub lines_added: u64,
     /// Lines removed by the recorded patch (text files); 0 when none was recorded.
@@ -167,6 +170,7 @@ impl Engine {
             outcome.entry = Some(entry.clone());
             entries.push(entry);
         }
+        outcome.replaced_patches = session.patches.len();
         state.rebased.push(Rebased {
             onto,
             base: session.base_snapshot,
@@ -421,6 +425,7 @@ impl RebaseOutcome {
             changes: Vec::new(),
             checkout_kept: None,
             checkout_made_from: None,
+            replaced_patches: 0,
             lines_added: 0,
             lines_removed: 0,
         }

@@ -561,8 +561,13 @@ pub fn rebase(scope: &Scope, a: RebaseArgs) -> ToolResult {
             out.changes.len()
         ),
         (None, true) => format!(
-            "session {id} rebased onto {}: the workspace already holds its changes",
-            out.onto
+            "session {id} rebased onto {}: {}",
+            out.onto,
+            if out.replaced_patches == 0 {
+                "it has no patches"
+            } else {
+                "the workspace already holds its changes"
+            }
         ),
     };
     Ok(Done { value, summary })
