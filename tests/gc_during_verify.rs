@@ -61,3 +61,34 @@ fn a_gc_blocked_by_a_missing_log_says_how_to_repair_it_and_the_repair_works() {
     let g = run_in(root, &["gc", "--prune=now"]);
     assert_eq!(code(&g), Some(0), "{}", stderr(&g));
 }
+
+/// Issue 12 reviewer, item 10: a session's `.state` whose `.json` is gone (a crash during
+/// `open`, a hand removal) is still a root: gc keeps what it references (DESIGN 3).
+#[test]
+fn an_orphan_state_is_still_a_root() {
+    let manifest = br#"{"schema":"genesis/manifest-v0.1","obligations":[{"id":"talk","run":["sh","-c","echo out-unique-3"],"timeout_s":30}]}"#;
+    let ws = workspace(manifest, &[("a.txt", b"one\n")]);
+    let root = ws.path();
+    ok(&run_in(root, &["init", "-q"]));
+    ok(&run_in(root, &["open", "-q", "--session", "v"]));
+    ok(&run_in(root, &["verify", "-q", "v"]));
+    std::fs::remove_file(root.join(".genesis/sessions/v.json")).unwrap();
+    let hex = genesis::Digest::of(b"out-unique-3\n").to_string();
+    let log = root.join(format!(".genesis/objects/{}/{}", &hex[..2], &hex[2..]));
+    assert!(log.is_file());
+    let g = run_in(root, &["gc", "--prune=now"]);
+    assert_eq!(code(&g), Some(0), "{}", stderr(&g));
+    assert!(
+        log.is_file(),
+        "gc removed a log the orphan state references"
+    );
+    // The manifest blob the state names stays too.
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join(".genesis/sessions/v.state")).unwrap())
+            .unwrap();
+    let m = state["manifest_blob"].as_str().unwrap();
+    assert!(
+        root.join(format!(".genesis/objects/{}/{}", &m[..2], &m[2..]))
+            .is_file()
+    );
+}
