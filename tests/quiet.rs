@@ -27,9 +27,13 @@ fn quiet_commands_print_nothing_but_data_and_errors() {
         &new_file_diff("n.txt"),
     ));
     silent(&run_in(r, &["-q", "verify", "s"]));
+    silent(&run_in(r, &["-q", "rebase", "s"]));
     // Data is still printed.
     let o = run_in(r, &["-q", "diff", "s", "--name-status"]);
     assert_eq!(stdout(&o), "A\tn.txt\n");
+    let o = run_in(r, &["-q", "apply", "--dry-run", "s"]);
+    assert_eq!(stdout(&o), "A\tn.txt\n", "{}", stderr(&o));
+    silent(&run_in(r, &["-q", "apply", "s"]));
     // A failure is still told.
     std::fs::write(r.join("genesis.json"), FAILING).unwrap();
     ok(&run_in(r, &["-q", "open", "--session", "f"]));

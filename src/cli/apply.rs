@@ -60,17 +60,22 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if ctx.json {
         super::print_json(&genesis::report::apply_json(&out));
     } else {
+        // -q: a dry run's list is its data; a real apply's is a note.
         for c in &out.changes {
-            crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+            if out.written {
+                crate::noteln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+            } else {
+                crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+            }
         }
         if out.written {
-            crate::outln!(
+            crate::noteln!(
                 "applied session {}: {} file(s) changed",
                 out.session.session,
                 out.changes.len()
             );
         } else {
-            crate::outln!("dry run: {} file(s) would change", out.changes.len());
+            crate::noteln!("dry run: {} file(s) would change", out.changes.len());
         }
     }
     Ok(0)

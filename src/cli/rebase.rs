@@ -82,7 +82,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         return Ok(3);
     }
     if !out.moved {
-        crate::outln!(
+        crate::noteln!(
             "session {} is already on the workspace ({}); nothing recorded",
             session,
             out.onto
@@ -103,10 +103,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         );
     }
     for c in &out.changes {
-        crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+        crate::noteln!("{}\t{}", c.status.letter(), super::shown(&c.path));
     }
     match &out.entry {
-        Some(e) => crate::outln!(
+        Some(e) => crate::noteln!(
             "session {} rebased onto {}: patch {} recorded: {} → {}; verify again",
             session,
             out.onto,
@@ -114,12 +114,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             e.before_snapshot,
             e.after_snapshot
         ),
-        None if out.replaced_patches == 0 => crate::outln!(
+        None if out.replaced_patches == 0 => crate::noteln!(
             "session {} rebased onto {}: it has no patches; no patch recorded",
             session,
             out.onto
         ),
-        None => crate::outln!(
+        None => crate::noteln!(
             "session {} rebased onto {}: the workspace already holds its changes; no patch recorded",
             session,
             out.onto
