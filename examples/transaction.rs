@@ -98,6 +98,9 @@ fn run() -> Result<std::process::ExitCode, Box<dyn std::error::Error>> {
     genesis::manifest::Manifest::load(&manifest)?;
     let diff = std::fs::read(&diff_path)
         .map_err(|e| format!("{}: cannot read the diff: {e}", diff_path.display()))?;
+    // Parsed before the store or a session is made: garbage creates nothing.
+    genesis::patch::check_patch(&diff, &genesis::patch::PatchRules::default())
+        .map_err(|e| format!("{}: {e}", diff_path.display()))?;
 
     println!("workspace: {}", root.display());
     let engine = Engine::new(Workspace::new(&root, None), true)?;

@@ -82,12 +82,13 @@ pub fn abort_json(o: &AbortOutcome) -> Value {
     })
 }
 
-/// `genesis status SESSION --json`: `{"session", "logs", "saved"}`.
+/// `genesis status SESSION --json`: `{"session", "logs", "saved", "conflict_markers"}`.
 pub fn status_json(s: &Session, state: &SessionState) -> Value {
     json!({
         "session": s,
         "logs": state.logs,
         "saved": state.saved.as_ref().map(|w| &w.files),
+        "conflict_markers": state.conflict_markers,
     })
 }
 
@@ -341,28 +342,99 @@ pub fn check_json(outcome: &CheckOutcome, no_tree_reason: Option<&str>) -> Value
     })
 }
 
-/// For each of `ids`, its shortest unique prefix among them: at least [`MIN_PREFIX`]
-/// characters (the whole id when it is shorter), one character longer than the longest
-/// prefix it shares with any other id. Same order as `ids`.
+/// `id` as a short session id is compared (jj takes change ids so): ASCII letters lowercased,
+/// hyphens dropped. `"0193AAAA-7f"` → `"0193aaaa7f"`.
+pub fn normalise_id(id: &str) -> String {
+    id.chars()
+        .filter(|&c| c != '-')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// What [`resolve_id`] found for a given id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdMatch {
+    /// The one id it names.
+    Found(String),
+    /// No id is it, and it has fewer than [`MIN_PREFIX`] normalised characters.
+    TooShort,
+    /// Several ids match it at the first rule that matched any (sorted).
+    Ambiguous(Vec<String>),
+    /// No id matches it.
+    NotFound,
+}
+
+/// The id of `ids` that `given` names, by one rule (the same [`shortest_prefixes`] displays
+/// by), in order: the id equal to `given` as typed; else the ids equal to it normalised
+/// ([`normalise_id`]); else, when it has at least [`MIN_PREFIX`] normalised characters, the
+/// ids whose normalised form starts with its normalised form. The first of these that
+/// matches anything decides: one id is [`IdMatch::Found`], several [`IdMatch::Ambiguous`].
+pub fn resolve_id(ids: &[String], given: &str) -> IdMatch {
+    if let Some(id) = ids.iter().find(|i| *i == given) {
+        return IdMatch::Found(id.clone());
+    }
+    let want = normalise_id(given);
+    let pick = |found: Vec<&String>| match found.as_slice() {
+        [one] => IdMatch::Found((*one).clone()),
+        [] => IdMatch::NotFound,
+        many => {
+            let mut v: Vec<String> = many.iter().map(|s| (*s).clone()).collect();
+            v.sort();
+            IdMatch::Ambiguous(v)
+        }
+    };
+    let exact: Vec<&String> = ids.iter().filter(|i| normalise_id(i) == want).collect();
+    if !exact.is_empty() {
+        return pick(exact);
+    }
+    if want.chars().count() < MIN_PREFIX {
+        return IdMatch::TooShort;
+    }
+    pick(
+        ids.iter()
+            .filter(|i| normalise_id(i).starts_with(&want))
+            .collect(),
+    )
+}
+
+/// For each of `ids`, its shortest prefix that [`resolve_id`] resolves to it: at least
+/// [`MIN_PREFIX`] normalised characters ([`normalise_id`]), one more than the longest
+/// normalised prefix it shares with any other id, cut from the id as written (`ab-cd` for
+/// `ab-cd-e1`); the whole id when that is as long as the id, or when another id equals it
+/// normalised (then only the exact id names it). Same order as `ids`.
 pub fn shortest_prefixes(ids: &[String]) -> Vec<String> {
     fn common(a: &str, b: &str) -> usize {
         a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
     }
+    let norm: Vec<String> = ids.iter().map(|i| normalise_id(i)).collect();
     // The longest prefix an id shares with any other is shared with a neighbour in sorted
     // order.
     let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by(|&a, &b| ids[a].cmp(&ids[b]));
+    order.sort_by(|&a, &b| norm[a].cmp(&norm[b]));
     let mut shared = vec![0usize; ids.len()];
     for w in order.windows(2) {
-        let c = common(&ids[w[0]], &ids[w[1]]);
+        let c = common(&norm[w[0]], &norm[w[1]]);
         shared[w[0]] = shared[w[0]].max(c);
         shared[w[1]] = shared[w[1]].max(c);
     }
     ids.iter()
-        .zip(shared)
-        .map(|(id, shared)| {
-            let n = (shared + 1).max(MIN_PREFIX).min(id.chars().count());
-            id.chars().take(n).collect()
+        .zip(norm.iter().zip(shared))
+        .map(|(id, (n, shared))| {
+            let k = (shared + 1).max(MIN_PREFIX);
+            if k >= n.chars().count() {
+                return id.clone();
+            }
+            // The id as written up to its k-th character that is not a hyphen.
+            let mut seen = 0;
+            id.chars()
+                .take_while(|&c| {
+                    if seen == k {
+                        return false;
+                    }
+                    seen += usize::from(c != '-');
+                    true
+                })
+                .collect()
         })
         .collect()
 }

@@ -227,6 +227,12 @@ pub struct SessionState {
     /// section 4). `None` without a checkout, and for sessions made before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkout_from: Option<Digest>,
+    /// The paths whose current content holds unresolved conflict markers that `rebase
+    /// --markers` wrote, sorted; a later patch that changes a path takes it off. `apply`
+    /// refuses while any is left (as git refuses to commit unmerged paths) unless told to
+    /// allow them (DESIGN section 4). Empty for sessions made before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflict_markers: Vec<WorkspacePath>,
     /// Set by `genesis pull` when it brought patches into a session with a `--checkout`
     /// directory that does not hold them: the session snapshot pulled. `patch --from` the
     /// checkout is refused while set (its state would revert the pulled patches; DESIGN

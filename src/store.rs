@@ -661,7 +661,9 @@ impl Store {
                 codec::Fault::Read(e) => io_err(source)(e),
                 codec::Fault::Write(e) => io_err(&tmp_path)(e),
             })?;
-        if self.has_object(&digest) {
+        // Present: freshened as in write_object, so that an old unreferenced blob reused now
+        // counts as young for gc's age rule (DESIGN 3).
+        if self.has_object(&digest) && self.freshen(&digest) {
             return Ok((digest, len, None));
         }
         let path = self.object_path(&digest);

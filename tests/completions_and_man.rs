@@ -116,7 +116,16 @@ fn the_manual_pages_render() {
     for f in &want {
         let text = std::fs::read_to_string(d.path().join(f)).unwrap();
         assert!(text.contains(".TH genesis"), "{f}");
+        // Issue 12 reviewer: examples and exit codes in their own sections, no-fill.
+        assert!(!text.contains(".SH EXTRA"), "{f}");
     }
+    let rebase = std::fs::read_to_string(dir.join("genesis-rebase.1")).unwrap();
+    assert!(
+        rebase.ends_with(
+            ".SH \"EXIT STATUS\"\n.nf\n0 rebased (verify again before apply); 2 no such session; 3 paths conflict\n(nothing recorded), the session is in\\-place or not open, or the store is locked; 4 I/O error.\n.fi\n.SH \"EXAMPLES\"\n.nf\ngenesis rebase 01a2e              move the session onto the workspace as it is now\ngenesis rebase 01a2e \\-\\-markers    record overlapping edits with conflict markers\ngenesis rebase 01a2e \\-\\-json | jq '.conflicts[].path'\n.fi\n"
+        ),
+        "{rebase}"
+    );
     if common::have("man") {
         let out = std::process::Command::new("man")
             .arg("-l")
@@ -132,6 +141,8 @@ fn the_manual_pages_render() {
         assert!(text.contains("genesis-verify"), "{text}");
         assert!(text.contains("Run the manifest's obligations"), "{text}");
         assert!(text.contains("SYNOPSIS"), "{text}");
+        assert!(text.contains("EXIT STATUS"), "{text}");
+        assert!(!text.contains("EXTRA"), "{text}");
     }
     let patch = std::fs::read_to_string(dir.join("genesis-patch.1")).unwrap();
     assert!(

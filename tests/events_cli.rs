@@ -177,3 +177,60 @@ fn unwritable_events_file_changes_nothing() {
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(!d.path().join(".genesis").exists());
 }
+
+/// Issue 12 reviewer: `rebase` changes a session (records a patch, clears the verification),
+/// so it writes the events of a recorded patch, in every dialect, each line valid.
+#[test]
+fn rebase_writes_its_events_in_every_dialect() {
+    for (dialect, format) in [
+        (Dialect::Genesis, "genesis"),
+        (Dialect::Bpt, "bpt"),
+        (Dialect::Orbiplex, "orbiplex"),
+        (Dialect::Aps, "aps"),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path().join("ws");
+        write_tree(&r, &[("genesis.json", MANIFEST), ("greeting.txt", b"hi\n")]);
+        let ev = d.path().join("rebase.jsonl");
+        ok(&run_in(&r, &["open", "-q", "--session", "r"]));
+        ok(&run_stdin(&r, &["patch", "-q", "r", "-"], FIX));
+        std::fs::write(r.join("other.txt"), b"new\n").unwrap();
+        let o = run_with_events(&r, &ev, format, &["rebase", "r"], None);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("emits no events"), "{}", stderr(&o));
+        let lines = json_lines(&ev);
+        assert!(!lines.is_empty(), "{format}: no events");
+        let v = validator(dialect);
+        for line in &lines {
+            assert!(v.iter_errors(line).next().is_none(), "{format}: {line}");
+        }
+        let text = std::fs::read_to_string(&ev).unwrap();
+        let session = session_doc(&r, "r");
+        let patch = session["patches"][0]["patch"].as_str().unwrap();
+        let after = session["patches"][0]["after_snapshot"].as_str().unwrap();
+        assert_eq!(session["patches"].as_array().unwrap().len(), 1);
+        match format {
+            "genesis" => {
+                assert_eq!(lines.len(), 1, "{text}");
+                let l = &lines[0];
+                assert_eq!(l["type"], "patch.recorded");
+                assert_eq!(l["index"], 0);
+                assert_eq!(l["patch"], patch);
+                assert_eq!(l["after"], after);
+                assert_eq!(
+                    (&l["files_changed"], &l["lines_added"], &l["lines_removed"]),
+                    (&1.into(), &1.into(), &1.into())
+                );
+            }
+            "bpt" => assert!(
+                lines.iter().any(|l| l["event"]["type"] == "log.chunk"),
+                "{text}"
+            ),
+            "orbiplex" => assert!(
+                lines.iter().any(|l| l["kind"] == "action-candidate"),
+                "{text}"
+            ),
+            _ => assert!(text.contains("genesis.patch"), "{text}"),
+        }
+    }
+}

@@ -65,6 +65,19 @@ fn bad_arguments_are_refused_in_words_before_anything_is_created() {
         )
     );
     assert!(!ws.join(".genesis").exists());
+    // A diff that is not one is refused before the store is made (issue 12 reviewer).
+    let garbage = d.path().join("garbage.diff");
+    std::fs::write(&garbage, b"this is not a diff\n").unwrap();
+    let o = example(&[w, garbage.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "transaction: error: {}: the patch holds no file change (no `diff --git` or `---`/`+++` header found)\n",
+            garbage.display()
+        )
+    );
+    assert!(!ws.join(".genesis").exists());
     // A manifest that is not one: its own error, in words, still nothing created.
     std::fs::write(ws.join("genesis.json"), b"{").unwrap();
     let o = example(&[w, f]);
@@ -86,7 +99,7 @@ fn bad_arguments_are_refused_in_words_before_anything_is_created() {
     assert_eq!(std::fs::read(ws.join("a.txt")).unwrap(), b"b\n");
 }
 
-/// A step that fails after `open` (a diff that does not apply, one that changes nothing)
+/// A step that fails after `open` (a diff that does not apply)
 /// aborts the session: the example leaves no open session behind in the store it used, and
 /// the workspace as it was.
 #[test]
@@ -108,17 +121,19 @@ fn a_failing_step_aborts_the_session_it_opened() {
     std::fs::write(&bad, b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n").unwrap();
     let empty = d.path().join("empty.diff");
     std::fs::write(&empty, b"").unwrap();
-    for diff in [&bad, &empty] {
-        let o = example(&[w, diff.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-        let e = stderr(&o);
-        assert!(e.starts_with("transaction: error: "), "{e}");
-        assert!(e.contains("; session ") && e.ends_with(" aborted\n"), "{e}");
-    }
+    let o = example(&[w, bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.starts_with("transaction: error: "), "{e}");
+    assert!(e.contains("; session ") && e.ends_with(" aborted\n"), "{e}");
+    // An empty diff is no diff: refused before a session is opened (parsed first).
+    let o = example(&[w, empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("; session "), "{}", stderr(&o));
     let o = run_in(&ws, &["--json", "status"]);
     let v = ok_json(&o);
     let sessions = v["sessions"].as_array().unwrap();
-    assert_eq!(sessions.len(), 2, "{v}");
+    assert_eq!(sessions.len(), 1, "{v}");
     assert!(sessions.iter().all(|s| s["status"] == "aborted"), "{v}");
     assert_eq!(std::fs::read(ws.join("a.txt")).unwrap(), b"a\n");
 }

@@ -33,7 +33,7 @@ const ALL: [&str; 23] = [
     "pull",
 ];
 
-const EMITTING: [&str; 6] = ["open", "patch", "verify", "apply", "abort", "bpt"];
+const EMITTING: [&str; 7] = ["open", "patch", "rebase", "verify", "apply", "abort", "bpt"];
 
 /// The lines of `help` under `heading` (up to the next blank line).
 fn section<'a>(help: &'a str, heading: &str) -> Vec<&'a str> {
@@ -143,10 +143,10 @@ fn event_options_are_taken_after_and_before_the_command() {
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
-        "genesis: warning: --events y.jsonl: this command emits no events (only open, patch, verify, apply, abort and bpt do); nothing is written there\n"
+        "genesis: warning: --events y.jsonl: this command emits no events (only open, patch, rebase, verify, apply, abort and bpt do); nothing is written there\n"
     );
     assert!(!w.join("y.jsonl").exists());
-    let o = run_in(w, &["-q", "--events", "y.jsonl", "rebase", "s1"]);
+    let o = run_in(w, &["-q", "--events", "y.jsonl", "replay", "s1"]);
     assert_eq!(stderr(&o), "");
     assert!(!w.join("y.jsonl").exists());
 }

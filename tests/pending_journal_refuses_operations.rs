@@ -150,7 +150,11 @@ fn every_operation_refuses_a_session_with_a_pending_journal_until_recover() {
         "{r:?}"
     );
     assert_pending("restore", r, |e| e.kind(), &journal);
-    let r = e.rebase("s1", &RebaseOptions::default());
+    let r = e.rebase(
+        "s1",
+        &RebaseOptions::default(),
+        &mut genesis::engine::NoObserver,
+    );
     assert!(
         matches!(r, Err(EngineError::RecoveryPending { .. })),
         "{r:?}"

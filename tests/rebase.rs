@@ -194,6 +194,77 @@ fn markers_record_git_style_conflict_markers() {
     assert_eq!(session_doc(r, "s")["verification"], serde_json::Value::Null);
 }
 
+/// Issue 12 reviewer: apply names `genesis rebase` only for conflicts a rebase resolves; a
+/// directory turned into a symbolic link is not one (rebase would leave it, apply refuse again).
+#[test]
+fn apply_hints_rebase_only_for_conflicts_rebase_resolves() {
+    let c = case(&[("d/a.txt", b"a\n")], &[("d/new", Some(b"n\n"))], &[]);
+    let r = c.ws.path();
+    ok(&run_in(r, &["verify", "-q", "s"]));
+    let elsewhere = c._co_parent.path().join("real-d");
+    std::fs::rename(r.join("d"), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, r.join("d")).unwrap();
+    let o = run_in(r, &["apply", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert!(
+        stderr(&o).contains("d/new: d is a symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("genesis rebase"), "{}", stderr(&o));
+}
+
+/// Issue 12 reviewer: the state records which files hold the markers a rebase wrote; status
+/// names them; apply refuses (exit 3, naming them) until a patch changes those files (git
+/// refuses to commit unmerged paths), unless `--allow-markers`.
+#[test]
+fn unresolved_markers_are_shown_and_block_apply_until_a_patch_changes_them() {
+    let c = case(
+        &[("a.txt", FIVE), ("b.txt", b"x\n")],
+        &[("a.txt", Some(b"1\nTWO\n3\n4\n5\n"))],
+        &[
+            ("a.txt", Some(b"1\nzwei\n3\n4\n5\n")),
+            ("b.txt", Some(b"y\n")),
+        ],
+    );
+    let r = c.ws.path();
+    ok(&run_in(r, &["rebase", "-q", "s", "--markers"]));
+    let st = ok(&run_in(r, &["status", "s"]));
+    assert!(
+        st.contains("conflict markers in: a.txt (apply refuses until a patch changes them)\n"),
+        "{st}"
+    );
+    let j = ok_json(&run_in(r, &["--json", "status", "s"]));
+    assert_eq!(j["conflict_markers"], json!(["a.txt"]));
+    ok(&run_in(r, &["verify", "-q", "s"]));
+    let o = run_in(r, &["apply", "s"]);
+    assert_eq!(code(&o), Some(3));
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: session s cannot be applied: unresolved conflict markers (from `genesis rebase --markers`) in: a.txt; record a patch that resolves them, or pass --allow-markers\n"
+    );
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"1\nzwei\n3\n4\n5\n"
+    );
+    let o = run_in(r, &["apply", "--dry-run", "--allow-markers", "s"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    // A patch that changes a.txt resolves it.
+    std::fs::write(c.co.join("a.txt"), b"1\nTWO zwei\n3\n4\n5\n").unwrap();
+    ok(&run_in(
+        r,
+        &["patch", "-q", "s", "--from", c.co.to_str().unwrap()],
+    ));
+    let j = ok_json(&run_in(r, &["--json", "status", "s"]));
+    assert_eq!(j["conflict_markers"], json!([]));
+    ok(&run_in(r, &["verify", "-q", "s"]));
+    ok(&run_in(r, &["apply", "-q", "s"]));
+    assert_eq!(
+        std::fs::read(r.join("a.txt")).unwrap(),
+        b"1\nTWO zwei\n3\n4\n5\n"
+    );
+}
+
 #[test]
 fn whole_file_conflicts_are_listed_and_never_marked() {
     let c = case(

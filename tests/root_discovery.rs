@@ -262,7 +262,7 @@ fn two_inits_at_once_make_one_store_and_the_other_says_already_initialised() {
         let spawn = || {
             std::process::Command::new(&bin)
                 .current_dir(d.path())
-                .args(["init", "-q"])
+                .args(["init"])
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()

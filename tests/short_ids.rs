@@ -76,7 +76,7 @@ fn an_ambiguous_prefix_exits_2_listing_the_candidates() {
     assert_eq!(code(&o), Some(2));
     assert_eq!(
         stderr(&o),
-        "genesis: error: session id prefix \"abcd\" is ambiguous: 2 sessions start with it; give more characters:\n  abcd1111\n  abcd2222\n"
+        "genesis: error: session id prefix \"abcd\" is ambiguous: 2 sessions match it (case and hyphens ignored); give more characters or the full id:\n  abcd1111\n  abcd2222\n"
     );
     assert_eq!(stdout(&o), "");
 }
@@ -88,7 +88,7 @@ fn a_too_short_prefix_says_the_minimum() {
     assert_eq!(code(&o), Some(2));
     assert_eq!(
         stderr(&o),
-        "genesis: error: no session \"abc\" in the store, and a session id prefix needs at least 4 characters; `genesis status` lists the sessions\n"
+        "genesis: error: no session \"abc\" in the store, and a session id prefix needs at least 4 characters (hyphens not counted); `genesis status` lists the sessions\n"
     );
     // Four characters that match nothing: the usual unknown-session error.
     let o = run_in(d.path(), &["status", "zzzz"]);
@@ -322,4 +322,70 @@ fn a_sub_directory_node_is_not_a_snapshot_prefix() {
     let o = run_in(w, &["diff", &root[..12], root, "--name-status"]);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), "");
+}
+
+/// Issue 12 reviewer: one normalised rule (case and hyphens ignored) resolves ids and picks the
+/// prefixes status shows: the exact id first, then the id equal normalised, then a prefix of
+/// 4+ normalised characters; every shown prefix resolves to its own session.
+#[test]
+fn one_normalised_rule_resolves_and_displays() {
+    let d = common::workspace(MANIFEST, &[("greeting.txt", b"hi\n")]);
+    let w = d.path();
+    ok(&run_in(w, &["init", "-q"]));
+    for s in ["abcd", "ABCDX", "ab-cd-e1", "abcdef"] {
+        ok(&run_in(w, &["open", "-q", "--session", s]));
+    }
+    let status_of = |given: &str| {
+        let o = run_in(w, &["status", "--json", given]);
+        (code(&o), stdout(&o), stderr(&o))
+    };
+    // An exact full id (ignoring case) wins over being a prefix of another.
+    let (c, out, err) = status_of("ABCD");
+    assert_eq!(c, Some(0), "{err}");
+    assert!(out.contains("\"session\": \"abcd\""), "{out}");
+    // A prefix is ambiguous whatever its case.
+    for given in ["abcde", "ABCDE", "AB-CDE"] {
+        let (c, _, err) = status_of(given);
+        assert_eq!(c, Some(2), "{given}");
+        assert_eq!(
+            err,
+            format!(
+                "genesis: error: session id prefix {given:?} is ambiguous: 2 sessions match it (case and hyphens ignored); give more characters or the full id:\n  ab-cd-e1\n  abcdef\n"
+            )
+        );
+    }
+    // The minimum counts normalised characters: `ab-c` is three.
+    let (c, _, err) = status_of("ab-c");
+    assert_eq!(c, Some(2));
+    assert!(
+        err.contains("needs at least 4 characters (hyphens not counted)"),
+        "{err}"
+    );
+    // What status shows, and each shown prefix names its session.
+    let v = ok_json(&run_in(w, &["status", "--json"]));
+    let rows = v["sessions"].as_array().unwrap();
+    let shown: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["session"].as_str().unwrap().to_owned(),
+                r["short_id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("ABCDX", "ABCDX"),
+        ("ab-cd-e1", "ab-cd-e1"),
+        ("abcd", "abcd"),
+        ("abcdef", "abcdef"),
+    ]
+    .iter()
+    .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+    .collect();
+    assert_eq!(shown, want);
+    for (id, short) in &shown {
+        let (c, out, err) = status_of(short);
+        assert_eq!(c, Some(0), "{short}: {err}");
+        assert!(out.contains(&format!("\"session\": \"{id}\"")), "{out}");
+    }
 }

@@ -83,7 +83,7 @@ fn print(ctx: &Context, o: &AbortOutcome) {
             dir.display()
         );
     }
-    crate::outln!("aborted session {id}");
+    crate::noteln!("aborted session {id}");
 }
 
 /// The files of an in-place workspace abort leaves on purpose, each with the reason.

@@ -1,4 +1,4 @@
-//! `genesis apply SESSION [--dry-run] [--strict]`: write the session into the workspace.
+//! `genesis apply SESSION [--dry-run] [--strict] [--allow-markers]`: write the session into the workspace.
 
 use genesis::engine::ApplyOptions;
 
@@ -15,18 +15,25 @@ pub struct Args {
     /// Require the whole workspace to equal the base snapshot, not only the changed paths.
     #[arg(long)]
     strict: bool,
+    /// Apply even though files hold unresolved conflict markers `rebase --markers` wrote.
+    #[arg(long)]
+    allow_markers: bool,
     #[command(flatten)]
     pub events: super::events::EventsArgs,
 }
 
-/// An apply conflict of a session `genesis rebase` can move (not in-place) ends with the
+/// An apply conflict of a session `genesis rebase` can move (not in-place), each path of it
+/// one rebase resolves ([`genesis::engine::ConflictKind::rebase_resolves`]), ends with the
 /// command that moves it onto the workspace as it is now.
 fn with_rebase_hint(
     engine: &genesis::engine::Engine,
     id: &str,
     e: genesis::engine::ApplyError,
 ) -> CliError {
-    let conflict = matches!(e, genesis::engine::ApplyError::Conflict { .. });
+    // Only when rebase resolves every conflicting path (not `d: a symbolic link`): the hint
+    // must not send the user round in a loop.
+    let conflict = matches!(&e, genesis::engine::ApplyError::Conflict { conflicts, .. }
+        if conflicts.iter().all(|c| c.kind.rebase_resolves()));
     let mut err = CliError::from(e);
     if conflict && engine.status(id).is_ok_and(|(_, st)| !st.in_place) {
         err.message.push_str(&format!(
@@ -43,6 +50,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let opts = ApplyOptions {
         dry_run: args.dry_run,
         strict: args.strict,
+        allow_markers: args.allow_markers,
     };
     let out = super::events::with_events(ctx, &engine, &session, |events| {
         engine
@@ -52,17 +60,22 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if ctx.json {
         super::print_json(&genesis::report::apply_json(&out));
     } else {
+        // -q: a dry run's list is its data; a real apply's is a note.
         for c in &out.changes {
-            crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+            if out.written {
+                crate::noteln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+            } else {
+                crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+            }
         }
         if out.written {
-            crate::outln!(
+            crate::noteln!(
                 "applied session {}: {} file(s) changed",
                 out.session.session,
                 out.changes.len()
             );
         } else {
-            crate::outln!("dry run: {} file(s) would change", out.changes.len());
+            crate::noteln!("dry run: {} file(s) would change", out.changes.len());
         }
     }
     Ok(0)

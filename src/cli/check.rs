@@ -242,7 +242,7 @@ fn parse_expected(ctx: &Context, s: &str) -> Result<ExpectedArg, CliError> {
     let bytes = std::fs::read(s).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             CliError::usage(format!(
-                "--expect {s:?}: neither a 64-character lowercase hex identity nor an existing file"
+                "--expect {s:?}: neither a snapshot identity (64 hex digits, or a unique prefix of 4 or more) nor an existing file"
             ))
         } else {
             CliError::io(format!("{s}: {e}"))

@@ -42,24 +42,86 @@ pub fn man(args: &ManArgs) -> Result<u8, CliError> {
     let mut cmd = Cli::command().disable_help_subcommand(true);
     cmd.build();
     let Some(dir) = &args.dir else {
-        let mut buf = Vec::new();
-        clap_mangen::Man::new(with_synopsis(cmd))
-            .render(&mut buf)
-            .map_err(|e| CliError::io(format!("rendering the manual page: {e}")))?;
+        let buf =
+            render(cmd).map_err(|e| CliError::io(format!("rendering the manual page: {e}")))?;
         super::write_out(&String::from_utf8_lossy(&buf));
         return Ok(0);
     };
+    if dir.exists() && !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "--dir {}: not a directory",
+            dir.display()
+        )));
+    }
     std::fs::create_dir_all(dir).map_err(|e| CliError::io(format!("{}: {e}", dir.display())))?;
     let mut pages = vec![cmd.clone()];
     pages.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
     for page in pages {
-        let man = clap_mangen::Man::new(with_synopsis(page));
-        let path = dir.join(man.get_filename());
-        man.generate_to(dir)
+        let path = dir.join(clap_mangen::Man::new(page.clone()).get_filename());
+        render(page)
+            .and_then(|buf| std::fs::write(&path, buf))
             .map_err(|e| CliError::io(format!("{}: {e}", path.display())))?;
         crate::outln!("{}", path.display());
     }
     Ok(0)
+}
+
+/// The manual page of `page` (built): clap_mangen's, without its `EXTRA` section (the
+/// after-help text, which it fills and justifies); instead that text's `Examples:` block is an
+/// `EXAMPLES` section and its `Exit status:` block an `EXIT STATUS` section, each a no-fill
+/// (`.nf`) block as written; any other block goes under `NOTES` the same way.
+fn render(page: clap::Command) -> std::io::Result<Vec<u8>> {
+    let after = page.get_after_help().map(|s| s.to_string());
+    let page = with_synopsis(page).after_help(None::<&'static str>);
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(page).render(&mut buf)?;
+    let Some(after) = after else {
+        return Ok(buf);
+    };
+    let (mut examples, mut exit, mut notes) = (Vec::new(), Vec::new(), Vec::new());
+    for block in after.split("\n\n") {
+        if let Some(rest) = block.strip_prefix("Examples:\n") {
+            examples.extend(
+                rest.lines()
+                    .map(|l| l.strip_prefix("  ").unwrap_or(l).to_owned()),
+            );
+        } else if let Some(rest) = block.strip_prefix("Exit status: ") {
+            exit.extend(rest.lines().map(str::to_owned));
+        } else {
+            notes.extend(block.lines().map(str::to_owned));
+            notes.push(String::new());
+        }
+    }
+    while notes.last().is_some_and(String::is_empty) {
+        notes.pop();
+    }
+    for (title, lines) in [
+        ("EXIT STATUS", exit),
+        ("EXAMPLES", examples),
+        ("NOTES", notes),
+    ] {
+        if lines.is_empty() {
+            continue;
+        }
+        buf.extend_from_slice(format!(".SH \"{title}\"\n.nf\n").as_bytes());
+        for l in lines {
+            buf.extend_from_slice(roff_line(&l).as_bytes());
+            buf.push(b'\n');
+        }
+        buf.extend_from_slice(b".fi\n");
+    }
+    Ok(buf)
+}
+
+/// `line` as literal roff text: backslashes escaped, hyphens as `\-` (so that commands copy
+/// as typed), and a leading `.` or `'` made text with `\&`.
+fn roff_line(line: &str) -> String {
+    let s = line.replace('\\', "\\e").replace('-', "\\-");
+    if s.starts_with('.') || s.starts_with('\'') {
+        format!("\\&{s}")
+    } else {
+        s
+    }
 }
 
 /// `page` (built) with its SYNOPSIS written out as `--help` shows the options: each with its

@@ -8,7 +8,7 @@ use genesis::events::{Dialect, Emitter, EventsTarget, Redactor, Scope};
 
 use super::{CliError, Context};
 
-/// The event options, on the commands that emit events (open, patch, verify, apply, abort,
+/// The event options, on the commands that emit events (open, patch, rebase, verify, apply, abort,
 /// bpt) and nowhere else. Given before the command name (`genesis --events PATH open`) they
 /// are still taken, as before they moved here, but not shown in the help.
 #[derive(clap::Args, Debug, Clone, Default)]

@@ -2,7 +2,9 @@
 //! identity stands for it, everywhere one is taken. A full id always wins; a prefix needs at
 //! least [`MIN_PREFIX`] characters (git's `--abbrev` minimum, jj's shortest change ids); an
 //! ambiguous prefix is refused (exit 2) with the candidates listed. Case does not matter, nor
-//! do a session id's hyphens; only a snapshot's root (never a sub-directory's v0.2 node) is
+//! do a session id's hyphens (one rule, [`genesis::report::resolve_id`], for resolving and for
+//! the prefixes `status` shows: the exact id, then the id equal ignoring case and hyphens,
+//! then a prefix of 4+ such characters); only a snapshot's root (never a sub-directory's v0.2 node) is
 //! found by prefix; an operand that is both an existing path and a stored snapshot's prefix is
 //! ambiguous (exit 2; git: "ambiguous argument"), and `./NAME` or more digits settle it.
 
@@ -24,27 +26,15 @@ pub const MIN_PREFIX: usize = genesis::report::MIN_PREFIX;
 /// the minimum); several sessions start with it (they are listed); none does (the store's
 /// "no session" error).
 pub fn session(engine: &Engine, given: &str) -> Result<String, CliError> {
-    let ids = engine.sessions()?;
-    if ids.iter().any(|i| i == given) {
-        return Ok(given.to_owned());
-    }
-    if loose(given).chars().count() < MIN_PREFIX {
-        return Err(CliError::usage(format!(
-            "no session {given:?} in the store, and a session id prefix needs at least {MIN_PREFIX} characters; `genesis status` lists the sessions"
-        )));
-    }
-    // As jj takes ids: case and the hyphens of a UUID do not matter (`0193AAAA`, `0193aaaa7f`
-    // for `0193aaaa-7f…`); a prefix as typed is tried first.
-    let mut found: Vec<&String> = ids.iter().filter(|i| i.starts_with(given)).collect();
-    if found.is_empty() {
-        let want = loose(given);
-        found = ids.iter().filter(|i| loose(i).starts_with(&want)).collect();
-    }
-    match found.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err(genesis::session::SessionError::NotFound(given.to_owned()).into()),
-        many => Err(CliError::usage(format!(
-            "session id prefix {given:?} is ambiguous: {} sessions start with it; give more characters:\n{}",
+    use genesis::report::IdMatch;
+    match genesis::report::resolve_id(&engine.sessions()?, given) {
+        IdMatch::Found(id) => Ok(id),
+        IdMatch::TooShort => Err(CliError::usage(format!(
+            "no session {given:?} in the store, and a session id prefix needs at least {MIN_PREFIX} characters (hyphens not counted); `genesis status` lists the sessions"
+        ))),
+        IdMatch::NotFound => Err(genesis::session::SessionError::NotFound(given.to_owned()).into()),
+        IdMatch::Ambiguous(many) => Err(CliError::usage(format!(
+            "session id prefix {given:?} is ambiguous: {} sessions match it (case and hyphens ignored); give more characters or the full id:\n{}",
             many.len(),
             many.iter()
                 .map(|i| format!("  {i}"))
@@ -52,15 +42,6 @@ pub fn session(engine: &Engine, given: &str) -> Result<String, CliError> {
                 .join("\n")
         ))),
     }
-}
-
-/// `id` lowercased and without hyphens, as a session id prefix is compared when it matches
-/// no id as typed.
-fn loose(id: &str) -> String {
-    id.chars()
-        .filter(|&c| c != '-')
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
 }
 
 /// Whether `s` is shaped as a snapshot identity or a prefix of one long enough to look up:
@@ -128,6 +109,23 @@ mod tests {
         assert_eq!(
             shortest_prefixes(&v(&["abcd", "abcde"])),
             v(&["abcd", "abcde"])
+        );
+        // Compared normalised (case, hyphens); cut from the id as written.
+        assert_eq!(
+            shortest_prefixes(&v(&["abcd", "ABCDX", "ab-cd-e1", "abcdef"])),
+            v(&["abcd", "ABCDX", "ab-cd-e1", "abcdef"])
+        );
+        assert_eq!(
+            shortest_prefixes(&v(&["ab-cd-e1", "s1"])),
+            v(&["ab-cd", "s1"])
+        );
+        assert_eq!(
+            shortest_prefixes(&v(&["abcd", "ABCD"])),
+            v(&["abcd", "ABCD"])
+        );
+        assert_eq!(
+            shortest_prefixes(&v(&["Ab-Cd-e-f", "abcdx"])),
+            v(&["Ab-Cd-e", "abcdx"])
         );
     }
 }

@@ -87,14 +87,14 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }));
     } else {
         if store_created {
-            crate::outln!("store: {}", store.path().display());
+            crate::noteln!("store: {}", store.path().display());
         } else {
-            crate::outln!("store: {} (already initialised)", store.path().display());
+            crate::noteln!("store: {} (already initialised)", store.path().display());
         }
         if created_manifest {
-            crate::outln!("manifest: {} (created)", manifest_path.display());
+            crate::noteln!("manifest: {} (created)", manifest_path.display());
         } else {
-            crate::outln!("manifest: {} (kept as it is)", manifest_path.display());
+            crate::noteln!("manifest: {} (kept as it is)", manifest_path.display());
         }
     }
     Ok(0)

@@ -76,7 +76,8 @@ pub struct Cli {
     /// `less -FRX`).
     #[arg(long, global = true, help_heading = GLOBAL)]
     no_pager: bool,
-    /// No warnings or notes on standard error (errors still), as git's -q.
+    /// Only errors and the data a command exists to print (diff, log, status): no warnings,
+    /// notes, progress or "recorded" lines, as git's -q.
     #[arg(
         short = 'q',
         long,
@@ -201,13 +202,14 @@ enum Command {
 }
 
 impl Cli {
-    /// The event options: the command's own (open, patch, verify, apply, abort, bpt), each
+    /// The event options: the command's own (open, patch, rebase, verify, apply, abort, bpt), each
     /// else the same option given before the command name; no `--events` file for any other
     /// command (it emits none, so none is made).
     fn events(&self) -> events::EventsArgs {
         let own = match &self.command {
             Command::Open(a) => Some(&a.events),
             Command::Patch(a) => Some(&a.events),
+            Command::Rebase(a) => Some(&a.events),
             Command::Verify(a) => Some(&a.events),
             Command::Apply(a) => Some(&a.events),
             Command::Abort(a) => Some(&a.events),
@@ -380,7 +382,7 @@ pub fn run() -> ExitCode {
         && !cli.quiet
     {
         eprintln!(
-            "genesis: warning: --events {}: this command emits no events (only open, patch, verify, apply, abort and bpt do); nothing is written there",
+            "genesis: warning: --events {}: this command emits no events (only open, patch, rebase, verify, apply, abort and bpt do); nothing is written there",
             p.display()
         );
     }
@@ -395,6 +397,7 @@ pub fn run() -> ExitCode {
         worker_id: events.worker_id.clone(),
         no_pager: cli.no_pager,
         verbosity: if cli.quiet {
+            QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
             notes::Verbosity::Quiet
         } else if cli.verbose {
             notes::Verbosity::Verbose
@@ -537,6 +540,24 @@ pub fn write_out(text: &str) {
         eprintln!("genesis: error: writing standard output: {e}");
         std::process::exit(4);
     }
+}
+
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `-q` was given: then only errors and the data a command exists to print (a diff, a
+/// log, a status) are printed, as git's `-q` (no progress, no "recorded" or "store:" notes).
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// [`outln!`] unless `-q` ([`quiet`]): a note on what a command did, not its data.
+#[macro_export]
+macro_rules! noteln {
+    ($($arg:tt)*) => {{
+        if !$crate::cli::quiet() {
+            $crate::outln!($($arg)*)
+        }
+    }};
 }
 
 /// `println!` to standard output through [`write_out`].

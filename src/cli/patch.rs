@@ -109,12 +109,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         super::print_json(&genesis::report::patch_json(&out));
     } else {
         match &out.entry {
-            None => crate::outln!("no changes; nothing recorded"),
+            None => crate::noteln!("no changes; nothing recorded"),
             Some(e) => {
                 for c in &out.changes {
-                    crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+                    crate::noteln!("{}\t{}", c.status.letter(), super::shown(&c.path));
                 }
-                crate::outln!(
+                crate::noteln!(
                     "patch {} recorded: {} → {}",
                     e.patch,
                     e.before_snapshot,

@@ -14,6 +14,8 @@ pub struct Args {
     /// against a change, binary files, executable bits) still record nothing.
     #[arg(long)]
     markers: bool,
+    #[command(flatten)]
+    pub events: super::events::EventsArgs,
 }
 
 /// Rebases; exit 3 when paths conflict and nothing was recorded.
@@ -23,8 +25,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let opts = RebaseOptions {
         markers: args.markers,
     };
-    let out = super::events::with_events(ctx, &engine, &session, |_| {
-        Ok(engine.rebase(&session, &opts)?)
+    let out = super::events::with_events(ctx, &engine, &session, |events| {
+        Ok(engine.rebase(&session, &opts, events)?)
     })?;
     let failed = !out.conflicts.is_empty() && !out.moved;
     if ctx.json {
@@ -47,10 +49,20 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             crate::outln!("conflict markers written: {line}");
         }
         for h in &c.hunks {
-            let text = format!(
-                "    session {}, workspace {} (base {})",
-                h.session, h.workspace, h.base
-            );
+            let text = match h.base {
+                b if b.count > 0 => format!(
+                    "    session {}, workspace {} (base {b})",
+                    h.session, h.workspace
+                ),
+                b if b.start == 0 => format!(
+                    "    session {}, workspace {} (both added at the start of the file)",
+                    h.session, h.workspace
+                ),
+                b => format!(
+                    "    session {}, workspace {} (both added after base line {})",
+                    h.session, h.workspace, b.start
+                ),
+            };
             if failed {
                 eprintln!("{text}");
             } else {
@@ -70,7 +82,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         return Ok(3);
     }
     if !out.moved {
-        crate::outln!(
+        crate::noteln!(
             "session {} is already on the workspace ({}); nothing recorded",
             session,
             out.onto
@@ -91,10 +103,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         );
     }
     for c in &out.changes {
-        crate::outln!("{}\t{}", c.status.letter(), super::shown(&c.path));
+        crate::noteln!("{}\t{}", c.status.letter(), super::shown(&c.path));
     }
     match &out.entry {
-        Some(e) => crate::outln!(
+        Some(e) => crate::noteln!(
             "session {} rebased onto {}: patch {} recorded: {} → {}; verify again",
             session,
             out.onto,
@@ -102,7 +114,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             e.before_snapshot,
             e.after_snapshot
         ),
-        None => crate::outln!(
+        None if out.replaced_patches == 0 => crate::noteln!(
+            "session {} rebased onto {}: it has no patches; no patch recorded",
+            session,
+            out.onto
+        ),
+        None => crate::noteln!(
             "session {} rebased onto {}: the workspace already holds its changes; no patch recorded",
             session,
             out.onto

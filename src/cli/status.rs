@@ -128,6 +128,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 r.source
             );
         }
+        if !state.conflict_markers.is_empty() {
+            let paths: Vec<String> = state.conflict_markers.iter().map(super::shown).collect();
+            crate::outln!(
+                "conflict markers in: {} (apply refuses until a patch changes them)",
+                paths.join(", ")
+            );
+        }
         if let Some(w) = state.saved.as_ref().filter(|w| !w.files.is_empty()) {
             crate::outln!(
                 "saved by abort: {} file(s) no patch recorded; `genesis restore {}` brings them back",

@@ -96,7 +96,7 @@ impl Observer for Progress {
         false
     }
     fn obligation_started(&mut self, id: &str, run: &[String], _index: usize, _total: usize) {
-        if self.on {
+        if self.on && !super::quiet() {
             eprintln!("genesis: obligation {id}: running {}", run.join(" "));
             self.spinner = spinner(format!("obligation {id}"));
         }
@@ -105,7 +105,8 @@ impl Observer for Progress {
         if let Some(pb) = self.spinner.take() {
             pb.finish_and_clear();
         }
-        if self.on {
+        // -q: a failure is still told (with its output), a pass is not.
+        if self.on && !(super::quiet() && r.passed()) {
             print_result("obligation ", r);
         }
     }
@@ -140,7 +141,11 @@ pub fn print_result(label: &str, r: &CommandResult) {
 
 /// Prints the verification summary on standard output; with no command obligations it says
 /// that no command was run (and which static checks, if any, were all that was checked).
+/// Nothing with `-q` when it passed.
 pub fn print_summary(v: &VerifyOutcome) {
+    if super::quiet() && v.record.obligations_ok {
+        return;
+    }
     if v.record.obligations.is_empty() {
         let statics: Vec<&str> = v
             .record

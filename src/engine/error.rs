@@ -343,6 +343,15 @@ pub enum NotVerifiedReason {
     /// The session was never verified.
     #[error("it has not been verified; run `genesis verify` first")]
     NeverVerified,
+    /// Files hold the conflict markers `rebase --markers` wrote, and no later patch changed
+    /// them ([`crate::session::SessionState::conflict_markers`]).
+    #[error(
+        "unresolved conflict markers (from `genesis rebase --markers`) in: {}; record a patch that resolves them, or pass --allow-markers", .paths.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")
+    )]
+    ConflictMarkers {
+        /// The paths, sorted.
+        paths: Vec<crate::path::WorkspacePath>,
+    },
     /// The verification is of an earlier snapshot (a patch landed since).
     #[error(
         "the verification is of snapshot {verified}, not the current snapshot {current}; run `genesis verify` again"
@@ -618,6 +627,23 @@ pub enum ConflictKind {
     /// A saved path changed after abort saved it.
     #[error("changed since it was saved; nothing restored (use --to DIR)")]
     ChangedSinceSaved,
+}
+
+impl ConflictKind {
+    /// Whether `genesis rebase` resolves this apply conflict: the workspace's content or bits
+    /// moved under the session (changed, missing, added, `--strict` differences), which a
+    /// three-way merge takes in. Not links, non-regular files, unreadable entries or
+    /// directories in the way: a rebase leaves those as they are and apply would refuse again.
+    pub fn rebase_resolves(&self) -> bool {
+        matches!(
+            self,
+            ConflictKind::Changed { .. }
+                | ConflictKind::ModeChanged
+                | ConflictKind::Missing
+                | ConflictKind::AddedButExists
+                | ConflictKind::DiffersFromBase
+        )
+    }
 }
 
 impl ConflictKind {

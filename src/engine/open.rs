@@ -247,6 +247,7 @@ impl Engine {
             checkout_from: opts.checkout.as_ref().map(|_| identity),
             checkout_pulled_past: None,
             reused_acceptance: None,
+            conflict_markers: Vec::new(),
         };
         let guard = self.create_session(lock, session, state);
         let Some(dir) = &opts.checkout else {

@@ -439,6 +439,8 @@ impl Engine {
             executable: new_exec,
         });
         state.logs.clear();
+        // A changed path is taken as resolved (git: `add` marks a path merged).
+        (state.conflict_markers).retain(|p| !change_list.iter().any(|c| c.path == *p));
         if from_checkout {
             state.checkout_from = Some(new_snapshot.identity());
         }

@@ -62,6 +62,13 @@ pub struct RebaseOutcome {
     /// FROM DIR | genesis patch SESSION -`); `patch --from` it is refused from now on
     /// ([`crate::engine::PatchSessionError::StaleCheckout`]).
     pub checkout_made_from: Option<Digest>,
+    /// How many patches the session held before the rebase (0: it had none, so a moved
+    /// session records no patch because there is nothing to carry over).
+    pub replaced_patches: usize,
+    /// Lines added by the recorded patch (text files); 0 when none was recorded.
+    pub lines_added: u64,
+    /// Lines removed by the recorded patch (text files); 0 when none was recorded.
+    pub lines_removed: u64,
 }
 
 impl Engine {
@@ -76,7 +83,34 @@ impl Engine {
     /// ([`Engine::patch`]) when the merged tree breaks the patch rules; snapshot and store
     /// errors. Conflicts are not errors: they are in [`RebaseOutcome::conflicts`], with
     /// nothing recorded unless `markers` resolved them all.
-    pub fn rebase(&self, id: &str, opts: &RebaseOptions) -> Result<RebaseOutcome, EngineError> {
+    ///
+    /// # Events
+    /// [`EventKind::PatchRecorded`] when a patch was recorded (as `patch` emits it: the
+    /// session changed and its verification is gone); none when nothing was recorded. A
+    /// failure is returned, not emitted.
+    pub fn rebase(
+        &self,
+        id: &str,
+        opts: &RebaseOptions,
+        observer: &mut dyn crate::events::Observer,
+    ) -> Result<RebaseOutcome, EngineError> {
+        let out = self.rebase_inner(id, opts)?;
+        if let Some(e) = &out.entry {
+            observer.event(&crate::events::EventKind::PatchRecorded {
+                index: out.session.patches.len() - 1,
+                patch: e.patch.to_string(),
+                before: e.before_snapshot.to_string(),
+                after: e.after_snapshot.to_string(),
+                files_changed: out.changes.len(),
+                lines_added: out.lines_added,
+                lines_removed: out.lines_removed,
+                obligations_ok: e.obligations_ok,
+            });
+        }
+        Ok(out)
+    }
+
+    fn rebase_inner(&self, id: &str, opts: &RebaseOptions) -> Result<RebaseOutcome, EngineError> {
         let mut guard = self.lock_open_session(id)?;
         let (mut session, mut state) = (guard.session().clone(), guard.state().clone());
         if state.in_place {
@@ -98,17 +132,7 @@ impl Engine {
         self.store.write_snapshot(&ws.snapshot, &ws.executable)?;
         let onto = ws.snapshot.identity();
         let old_base = session.base_snapshot;
-        let mut outcome = RebaseOutcome {
-            session: session.clone(),
-            entry: None,
-            moved: false,
-            old_base,
-            onto,
-            conflicts: Vec::new(),
-            changes: Vec::new(),
-            checkout_kept: None,
-            checkout_made_from: None,
-        };
+        let mut outcome = RebaseOutcome::unmoved(session.clone(), old_base, onto);
         if onto == old_base && ws.executable == state.base_executable() {
             return Ok(outcome);
         }
@@ -146,6 +170,7 @@ impl Engine {
             outcome.entry = Some(entry.clone());
             entries.push(entry);
         }
+        outcome.replaced_patches = session.patches.len();
         state.rebased.push(Rebased {
             onto,
             base: session.base_snapshot,
@@ -158,6 +183,12 @@ impl Engine {
         session.patches = entries;
         state.snapshots = snapshots;
         state.logs.clear();
+        state.conflict_markers = outcome
+            .conflicts
+            .iter()
+            .filter(|c| c.kind.has_markers())
+            .map(|c| c.path.clone())
+            .collect();
         state.base_tracked = Some(ws.tracked_only.clone());
         // Rewritten below, under the lock: it holds the new current snapshot.
         state.checkout_from = state
@@ -187,6 +218,10 @@ impl Engine {
                     modes_from: None,
                 },
             )?;
+        }
+        if outcome.entry.is_some() {
+            let merged_tree = Tree::from_parts(&self.store, merged_snap.clone(), exec.clone());
+            (outcome.lines_added, outcome.lines_removed) = line_stats(&theirs, &merged_tree, &list);
         }
         outcome.changes = list;
         outcome.moved = true;
@@ -375,6 +410,37 @@ impl Engine {
         };
         Ok((merged_snap, exec, list, Some(entry)))
     }
+}
+
+impl RebaseOutcome {
+    /// Nothing recorded yet: `session` as it is, from `old_base` onto `onto`.
+    fn unmoved(session: Session, old_base: Digest, onto: Digest) -> Self {
+        RebaseOutcome {
+            session,
+            entry: None,
+            moved: false,
+            old_base,
+            onto,
+            conflicts: Vec::new(),
+            changes: Vec::new(),
+            checkout_kept: None,
+            checkout_made_from: None,
+            replaced_patches: 0,
+            lines_added: 0,
+            lines_removed: 0,
+        }
+    }
+}
+
+/// Lines (added, removed) in the text files of `list` from `a` to `b`; (0, 0) when they
+/// cannot be read (the events only report them).
+fn line_stats(a: &Tree, b: &Tree, list: &[Change]) -> (u64, u64) {
+    crate::diff::stats(a, b, list)
+        .map(|st| {
+            st.iter()
+                .fold((0, 0), |(x, y), s| (x + s.added, y + s.removed))
+        })
+        .unwrap_or((0, 0))
 }
 
 /// The paths of a merged tree the workspace's rules leave out, as conflicts (nothing is

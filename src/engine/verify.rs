@@ -367,14 +367,21 @@ impl Engine {
             static_results,
             &results,
         );
-        let acceptance = self.store.write_object(&record.canonical_bytes())?;
+        let record_bytes = record.canonical_bytes();
+        let acceptance = self.store.write_object(&record_bytes)?;
+        let mut unlocked: Vec<&[u8]> = Vec::with_capacity(results.len() * 2 + 1);
+        for r in &results {
+            unlocked.push(&r.stdout);
+            unlocked.push(&r.stderr);
+        }
+        unlocked.push(&record_bytes);
         let session2 = self.commit_verification(
             id,
             &session,
             (acceptance, record.obligations_ok),
             logs,
-            mark_last_patch,
-            None,
+            (mark_last_patch, None),
+            &unlocked,
         )?;
         Ok(VerifyOutcome {
             session: session2,
@@ -402,8 +409,8 @@ impl Engine {
             session,
             (acceptance, true),
             Vec::new(),
-            mark_last_patch,
-            Some(reused.clone()),
+            (mark_last_patch, Some(reused.clone())),
+            &[&record.canonical_bytes()],
         )?;
         Ok(VerifyOutcome {
             session: session2,
@@ -424,8 +431,8 @@ impl Engine {
         session: &Session,
         (acceptance, obligations_ok): (Digest, bool),
         logs: Vec<ObligationLog>,
-        mark_last_patch: bool,
-        reused: Option<crate::session::ReusedAcceptance>,
+        (mark_last_patch, reused): (bool, Option<crate::session::ReusedAcceptance>),
+        unlocked_objects: &[&[u8]],
     ) -> Result<Session, VerifyError> {
         let mut guard = self.locked(id, true)?;
         if guard.session().current_snapshot != session.current_snapshot {
@@ -434,6 +441,12 @@ impl Engine {
                 verified: session.current_snapshot,
                 now: guard.session().current_snapshot,
             });
+        }
+        // The objects above were written without the lock: a `gc` may have run since and
+        // removed them as unreferenced (DESIGN 3, "Writers without the lock"). Under the lock
+        // now, each is stored again if gone (freshened if present), before anything names it.
+        for bytes in unlocked_objects {
+            self.store.write_object(bytes)?;
         }
         let (session2, state2) = guard.parts_mut();
         session2.verification = Some(Verification {

@@ -195,7 +195,7 @@ pub enum GcError {
     },
     /// References to objects or snapshots that are missing or corrupt (each names who
     /// refers and what is wrong); nothing removed.
-    #[error("{}: {} broken reference{}; nothing removed:\n  {}", .store.display(), .problems.len(), if .problems.len() == 1 { "" } else { "s" }, .problems.join("\n  "))]
+    #[error("{}: {} broken reference{}; nothing removed:\n  {}\nto repair: restore the missing objects from a backup of the store; a session's obligation logs and acceptance record are written anew by `genesis verify <session>`", .store.display(), .problems.len(), if .problems.len() == 1 { "" } else { "s" }, .problems.join("\n  "))]
     Broken {
         /// The store directory.
         store: PathBuf,

@@ -181,29 +181,21 @@ fn engine(scope: &Scope, create: bool) -> Result<Engine, ToolError> {
 }
 
 /// The session `given` names: the session whose id it is, else the one session whose id
-/// starts with it (4+ characters), as the CLI takes it.
+/// starts with it (4+ characters; case and hyphens ignored), by the CLI's one rule
+/// ([`report::resolve_id`]).
 fn session(engine: &Engine, given: &str) -> Result<String, ToolError> {
-    let ids = engine.sessions()?;
-    if ids.iter().any(|i| i == given) {
-        return Ok(given.to_owned());
-    }
-    if given.chars().count() < report::MIN_PREFIX {
-        return Err(ToolError::bad_input(format!(
-            "no session {given:?} in the store, and a session id prefix needs at least {} characters",
+    use report::IdMatch;
+    match report::resolve_id(&engine.sessions()?, given) {
+        IdMatch::Found(id) => Ok(id),
+        IdMatch::TooShort => Err(ToolError::bad_input(format!(
+            "no session {given:?} in the store, and a session id prefix needs at least {} characters (hyphens not counted)",
             report::MIN_PREFIX
-        )));
-    }
-    let found: Vec<&String> = ids.iter().filter(|i| i.starts_with(given)).collect();
-    match found.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err(crate::session::SessionError::NotFound(given.to_owned()).into()),
-        many => Err(ToolError::bad_input(format!(
-            "session id prefix {given:?} is ambiguous: {} sessions start with it ({})",
+        ))),
+        IdMatch::NotFound => Err(crate::session::SessionError::NotFound(given.to_owned()).into()),
+        IdMatch::Ambiguous(many) => Err(ToolError::bad_input(format!(
+            "session id prefix {given:?} is ambiguous: {} sessions match it ({})",
             many.len(),
-            many.iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            many.join(", ")
         ))),
     }
 }
@@ -569,6 +561,7 @@ pub fn apply(scope: &Scope, a: ApplyArgs) -> ToolResult {
         &ApplyOptions {
             dry_run: a.dry_run,
             strict: a.strict,
+            ..ApplyOptions::default()
         },
         &mut NoObserver,
     )?;
@@ -658,7 +651,11 @@ pub fn rebase(scope: &Scope, a: RebaseArgs) -> ToolResult {
     let engine = engine(scope, false)?;
     let id = session(&engine, &a.session)?;
     refuse_outside_checkout(scope, &engine, &id, "rebase")?;
-    let out = engine.rebase(&id, &crate::engine::RebaseOptions { markers: a.markers })?;
+    let out = engine.rebase(
+        &id,
+        &crate::engine::RebaseOptions { markers: a.markers },
+        &mut NoObserver,
+    )?;
     let value = report::rebase_json(&out, a.markers);
     if !out.conflicts.is_empty() && !out.moved {
         let paths: Vec<&str> = out.conflicts.iter().map(|c| c.path.as_str()).collect();
@@ -690,8 +687,13 @@ pub fn rebase(scope: &Scope, a: RebaseArgs) -> ToolResult {
             out.changes.len()
         ),
         (None, true) => format!(
-            "session {id} rebased onto {}: the workspace already holds its changes",
-            out.onto
+            "session {id} rebased onto {}: {}",
+            out.onto,
+            if out.replaced_patches == 0 {
+                "it has no patches"
+            } else {
+                "the workspace already holds its changes"
+            }
         ),
     };
     Ok(Done { value, summary })

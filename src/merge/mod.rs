@@ -44,7 +44,8 @@ pub struct LineRange {
 impl std::fmt::Display for LineRange {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.count {
-            0 => write!(f, "none (after line {})", self.start),
+            0 if self.start == 0 => write!(f, "no lines, at the start"),
+            0 => write!(f, "no lines, after line {}", self.start),
             1 => write!(f, "line {}", self.start),
             n => write!(f, "lines {}-{}", self.start, self.start + n - 1),
         }

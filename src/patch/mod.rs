@@ -665,6 +665,21 @@ impl std::fmt::Display for Anchor {
     }
 }
 
+/// Checks that `patch` parses under `opts` (size, headers, hunks) without applying it — what a
+/// caller runs before creating anything for it. Returns the number of file patches (≥ 1).
+///
+/// # Errors
+/// As [`apply_patch`] for everything that is wrong with the text itself (not with a tree).
+pub fn check_patch(patch: &[u8], opts: &PatchRules) -> Result<usize, PatchError> {
+    if patch.len() > opts.max_patch_bytes {
+        return Err(PatchError::TooLarge {
+            size: patch.len(),
+            limit: opts.max_patch_bytes,
+        });
+    }
+    Ok(parse::parse(patch, opts)?.len())
+}
+
 /// Applies `patch` to `tree` and returns the post-image of every changed file.
 ///
 /// # Errors

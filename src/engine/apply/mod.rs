@@ -12,6 +12,9 @@ pub struct ApplyOptions {
     /// Require the whole workspace to equal the base snapshot, not only the changed paths.
     /// Default: false.
     pub strict: bool,
+    /// Write the session even though its latest patches hold conflict markers `rebase
+    /// --markers` wrote and no later patch resolved (`--allow-markers`). Default: false.
+    pub allow_markers: bool,
 }
 
 /// What [`Engine::apply`] did.
@@ -177,6 +180,11 @@ impl Engine {
                 }));
             }
             Some(v) => self.check_acceptance(id, session, state, v.acceptance)?,
+        }
+        if !opts.allow_markers && !state.conflict_markers.is_empty() {
+            return Err(refuse(NotVerifiedReason::ConflictMarkers {
+                paths: state.conflict_markers.clone(),
+            }));
         }
         let base = self.tree(&session.base_snapshot, state.base_executable())?;
         let current = self.tree(&session.current_snapshot, state.current_executable())?;
