@@ -431,31 +431,7 @@ pub fn run() -> ExitCode {
         e.report(ctx.json);
         return ExitCode::from(e.code);
     }
-    let result = match &cli.command {
-        Command::Init(a) => init::run(&ctx, a),
-        Command::Snapshot(a) => snapshot::run(&ctx, a),
-        Command::Diff(a) => diff::run(&ctx, a),
-        Command::Check(a) => check::run(&ctx, a),
-        Command::Validate(a) => validate::run(&ctx, a),
-        Command::Open(a) => open::run(&ctx, a),
-        Command::Patch(a) => patch::run(&ctx, a),
-        Command::Rebase(a) => rebase::run(&ctx, a),
-        Command::Verify(a) => verify::run(&ctx, a),
-        Command::Apply(a) => apply::run(&ctx, a),
-        Command::Abort(a) => abort::run(&ctx, a),
-        Command::Restore(a) => restore::run(&ctx, a),
-        Command::Status(a) => status::run(&ctx, a),
-        Command::Log(a) => log::run(&ctx, a),
-        Command::Replay(a) => replay::run(&ctx, a),
-        Command::Recover(a) => recover::run(&ctx, a),
-        Command::Gc(a) => gc::run(&ctx, a),
-        Command::Push(a) => push::run(&ctx, a),
-        Command::Pull(a) => pull::run(&ctx, a),
-        Command::Bpt(a) => bpt::run(&ctx, a),
-        Command::Completions(a) => complete::completions(a),
-        Command::Man(a) => complete::man(a),
-        Command::Mcp(a) => mcp::run(&ctx, a),
-    };
+    let result = dispatch(&ctx, &cli.command);
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -464,6 +440,35 @@ pub fn run() -> ExitCode {
             }
             ExitCode::from(e.code)
         }
+    }
+}
+
+/// Runs one subcommand with its context: its exit status, or the error to print.
+fn dispatch(ctx: &Context, command: &Command) -> Result<u8, CliError> {
+    match command {
+        Command::Init(a) => init::run(ctx, a),
+        Command::Snapshot(a) => snapshot::run(ctx, a),
+        Command::Diff(a) => diff::run(ctx, a),
+        Command::Check(a) => check::run(ctx, a),
+        Command::Validate(a) => validate::run(ctx, a),
+        Command::Open(a) => open::run(ctx, a),
+        Command::Patch(a) => patch::run(ctx, a),
+        Command::Rebase(a) => rebase::run(ctx, a),
+        Command::Verify(a) => verify::run(ctx, a),
+        Command::Apply(a) => apply::run(ctx, a),
+        Command::Abort(a) => abort::run(ctx, a),
+        Command::Restore(a) => restore::run(ctx, a),
+        Command::Status(a) => status::run(ctx, a),
+        Command::Log(a) => log::run(ctx, a),
+        Command::Replay(a) => replay::run(ctx, a),
+        Command::Recover(a) => recover::run(ctx, a),
+        Command::Gc(a) => gc::run(ctx, a),
+        Command::Push(a) => push::run(ctx, a),
+        Command::Pull(a) => pull::run(ctx, a),
+        Command::Bpt(a) => bpt::run(ctx, a),
+        Command::Completions(a) => complete::completions(a),
+        Command::Man(a) => complete::man(a),
+        Command::Mcp(a) => mcp::run(ctx, a),
     }
 }
 
