@@ -326,16 +326,12 @@ impl Engine {
     ) -> Result<PatchOutcome, PatchSessionError> {
         let out = self.patch_inner(id, input, verify, observer)?;
         if let Some(e) = &out.entry {
-            observer.event(&EventKind::PatchRecorded {
-                index: out.session.patches.len() - 1,
-                patch: e.patch.to_string(),
-                before: e.before_snapshot.to_string(),
-                after: e.after_snapshot.to_string(),
-                files_changed: out.changes.len(),
-                lines_added: out.lines_added,
-                lines_removed: out.lines_removed,
-                obligations_ok: e.obligations_ok,
-            });
+            observer.event(&patch_recorded(
+                &out.session,
+                e,
+                out.changes.len(),
+                (out.lines_added, out.lines_removed),
+            ));
         }
         if let (Some(v), Some(vopts)) = (&out.verification, verify) {
             super::verify::report_verified(v, vopts, observer);
@@ -752,5 +748,26 @@ fn refuse_stale_checkout(
             })
         }
         _ => Ok(true),
+    }
+}
+
+/// The `PatchRecorded` event of `entry`, the session's last patch: one constructor for every
+/// operation that records a patch (`patch`, `rebase`), so their events cannot disagree.
+/// `lines` is (added, removed).
+pub(super) fn patch_recorded(
+    session: &Session,
+    entry: &PatchEntry,
+    files_changed: usize,
+    (lines_added, lines_removed): (u64, u64),
+) -> EventKind {
+    EventKind::PatchRecorded {
+        index: session.patches.len().saturating_sub(1),
+        patch: entry.patch.to_string(),
+        before: entry.before_snapshot.to_string(),
+        after: entry.after_snapshot.to_string(),
+        files_changed,
+        lines_added,
+        lines_removed,
+        obligations_ok: entry.obligations_ok,
     }
 }

@@ -96,16 +96,12 @@ impl Engine {
     ) -> Result<RebaseOutcome, EngineError> {
         let out = self.rebase_inner(id, opts)?;
         if let Some(e) = &out.entry {
-            observer.event(&crate::events::EventKind::PatchRecorded {
-                index: out.session.patches.len() - 1,
-                patch: e.patch.to_string(),
-                before: e.before_snapshot.to_string(),
-                after: e.after_snapshot.to_string(),
-                files_changed: out.changes.len(),
-                lines_added: out.lines_added,
-                lines_removed: out.lines_removed,
-                obligations_ok: e.obligations_ok,
-            });
+            observer.event(&super::patch::patch_recorded(
+                &out.session,
+                e,
+                out.changes.len(),
+                (out.lines_added, out.lines_removed),
+            ));
         }
         Ok(out)
     }
