@@ -51,8 +51,16 @@ pub fn resolve_operand(ctx: &Context, operand: &str) -> Result<Operand, CliError
 /// Prints the diff, stat or name-status between A and B.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let (a, b) = match &args.b {
-        // Membership never makes a difference: see `Tree::compare`.
-        Some(b) => Tree::compare(resolve_operand(ctx, &args.a)?, resolve_operand(ctx, b)?)?,
+        // Membership never makes a difference: see `Tree::compare`. Only `--json` names the
+        // snapshot identities; without it two directories are compared file by file.
+        Some(b) => {
+            let (a, b) = (resolve_operand(ctx, &args.a)?, resolve_operand(ctx, b)?);
+            if ctx.json {
+                Tree::compare(a, b)?
+            } else {
+                Tree::compare_contents(a, b)?
+            }
+        }
         None => {
             let engine = super::engine(ctx, false)?;
             let id = super::ids::session(&engine, &args.a)?;

@@ -109,6 +109,7 @@ pub enum DiffError {
     Output(#[from] io::Error),
 }
 
+mod dirs;
 mod hunks;
 use hunks::{BASE85, range};
 pub use hunks::{UnifiedHunk, line_counts, unified_hunks};
@@ -155,6 +156,25 @@ impl Tree {
         let b2 = b.widen(b1.clone(), &a1)?;
         let a2 = a.widen(a1, &b1)?;
         Ok((a2, b2))
+    }
+
+    /// [`Tree::compare`] for output that names no snapshot identity (`diff`, `--stat`,
+    /// `--name-status`): two [`Operand::Dir`] directories are compared file by file, paired by
+    /// path and decided by size, then bytes up to the first difference, so nothing they hold
+    /// alike is hashed (see `diff/dirs.rs`). Each tree returned then lists only its side of the
+    /// changed paths ([`Tree::is_partial`]), with their blobs; its snapshot identity is that of
+    /// the files listed, not the directory's. Any other pair of operands is [`Tree::compare`].
+    ///
+    /// Membership is the same as [`Tree::compare`]'s, so [`changes`], [`stats`] and
+    /// [`write_git_diff`] give the same output as they give for its trees.
+    ///
+    /// # Errors
+    /// As [`Tree::compare`].
+    pub fn compare_contents(a: Operand, b: Operand) -> Result<(Tree, Tree), DiffError> {
+        match (&a, &b) {
+            (Operand::Dir(pa, oa), Operand::Dir(pb, ob)) => dirs::compare((pa, oa), (pb, ob)),
+            _ => Tree::compare(a, b),
+        }
     }
 
     /// The two stored v0.2 trees `a` and `b`, each listing only its side of the paths that
@@ -409,8 +429,12 @@ pub fn is_binary(data: &[u8]) -> bool {
 /// # Errors
 /// As [`Tree::read`].
 pub fn stats(a: &Tree, b: &Tree, changes: &[Change]) -> Result<Vec<FileStat>, DiffError> {
-    changes
-        .iter()
+    use rayon::prelude::*;
+    // One change per task on rayon's threads; the results are gathered in order first, so the
+    // error returned is the first change's that fails, as in a serial pass.
+    let each: Vec<Result<FileStat, DiffError>> = changes
+        .par_iter()
+        .with_max_len(1)
         .map(|c| {
             let old = read_side(a, c.old.as_ref())?;
             let new = read_side(b, c.new.as_ref())?;
@@ -431,7 +455,8 @@ pub fn stats(a: &Tree, b: &Tree, changes: &[Change]) -> Result<Vec<FileStat>, Di
                 new_bytes: c.new.as_ref().map_or(0, |s| s.file.bytes),
             })
         })
-        .collect()
+        .collect();
+    each.into_iter().collect()
 }
 
 fn read_side(t: &Tree, s: Option<&Side>) -> Result<Vec<u8>, DiffError> {
