@@ -51,11 +51,28 @@ impl Engine {
     }
 
     pub(crate) fn run_journal(&self, journal: &Journal) -> Result<(), JournalError> {
+        self.run_journal_with(journal, false)
+    }
+
+    /// `run_journal`; `at_pre`: the caller found every path of `journal` at its pre state
+    /// just now, under the store lock (apply's preconditions), so the write stages every post
+    /// state without reading the files first (`journal::execute_at_pre`).
+    pub(crate) fn run_journal_with(
+        &self,
+        journal: &Journal,
+        at_pre: bool,
+    ) -> Result<(), JournalError> {
         // A change that cannot start (a link or a file on the way) is refused before the
         // journal exists, so a refused command leaves nothing for recovery to roll forward.
         crate::journal::check_parents(self.workspace.root(), journal)?;
         crate::journal::begin(&self.store, journal)?;
-        if let Err(e) = crate::journal::execute(&self.store, self.workspace.root(), journal) {
+        let root = self.workspace.root();
+        let done = if at_pre {
+            crate::journal::execute_at_pre(&self.store, root, journal)
+        } else {
+            crate::journal::execute(&self.store, root, journal)
+        };
+        if let Err(e) = done {
             if matches!(e, JournalError::Io { visible: false, .. }) {
                 crate::journal::cancel(&self.store, &journal.session)?;
             }

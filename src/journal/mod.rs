@@ -476,6 +476,22 @@ pub(crate) fn execute(store: &Store, root: &Path, journal: &Journal) -> Result<(
     execute_with(store, root, journal, false).map(|_| ())
 }
 
+/// `execute` of a journal whose every path the caller found at its pre state just before the
+/// journal was written (apply's preconditions, under the store lock): no path can already hold
+/// its post state (a journal lists only paths whose pre and post differ), so none is read to
+/// find out, and every post state is staged. A crash leaves the same journal for recovery,
+/// which runs the ordinary, idempotent `execute_with`.
+///
+/// # Errors
+/// As `execute`.
+pub(crate) fn execute_at_pre(
+    store: &Store,
+    root: &Path,
+    journal: &Journal,
+) -> Result<(), JournalError> {
+    execute_inner(store, root, journal, false, true).map(|_| ())
+}
+
 /// A file roll-forward found at neither its pre nor its post state (written after the journal
 /// was made, for example between a crash and the recovery), copied into the store before the
 /// journal overwrote or removed it.
@@ -505,6 +521,17 @@ pub(crate) fn execute_with(
     journal: &Journal,
     rescue: bool,
 ) -> Result<Vec<Rescued>, JournalError> {
+    execute_inner(store, root, journal, rescue, false)
+}
+
+/// `execute_with`; `at_pre`: see `execute_at_pre`.
+fn execute_inner(
+    store: &Store,
+    root: &Path,
+    journal: &Journal,
+    rescue: bool,
+    at_pre: bool,
+) -> Result<Vec<Rescued>, JournalError> {
     check_parents(root, journal)?;
     remove_stale_temps(root, journal);
     let rescued = if rescue {
@@ -513,7 +540,7 @@ pub(crate) fn execute_with(
         Vec::new()
     };
     // Phase 1: stage.
-    let staged = stage(store, root, journal)?;
+    let staged = stage(store, root, journal, at_pre)?;
     // Phase 2: deletions, then the directories they leave empty.
     let mut touched = delete(root, journal)?;
     // Phase 3: directory spellings, directories and renames.
@@ -573,14 +600,21 @@ struct Staged {
 
 /// Phase 1: writes each post state that is not already in place to a temporary name beside
 /// its target (fsynced), and returns where each went; on failure removes what it staged.
-fn stage(store: &Store, root: &Path, journal: &Journal) -> Result<Vec<Staged>, JournalError> {
+/// `at_pre`: every path is known to hold its pre state (see `execute_at_pre`), so none is
+/// checked for its post state.
+fn stage(
+    store: &Store,
+    root: &Path,
+    journal: &Journal,
+    at_pre: bool,
+) -> Result<Vec<Staged>, JournalError> {
     let deleted = deleted_by_fold_key(journal);
     let mut staged: Vec<Staged> = Vec::new();
     let result = (|| -> Result<(), JournalError> {
         for (n, op) in journal.ops.iter().enumerate() {
             let Some(post) = &op.post else { continue };
             let target = op.path.to_fs_path(root);
-            if holds(&target, post) && !spelled_like_a_deletion(&deleted, &op.path) {
+            if !at_pre && holds(&target, post) && !spelled_like_a_deletion(&deleted, &op.path) {
                 continue;
             }
             let parent_rel = beneath::split(op.path.as_str()).0;

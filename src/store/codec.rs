@@ -67,6 +67,10 @@ pub enum Fault {
 
 thread_local! {
     static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+    /// The decompression context and output buffer of [`copy_frame`], made once per thread
+    /// (a context costs an allocation and its initialisation, per object otherwise).
+    static DECODER: RefCell<(Option<zstd::zstd_safe::DCtx<'static>>, Vec<u8>)> =
+        const { RefCell::new((None, Vec::new())) };
 }
 
 /// Compresses `data` into one zstd frame at [`LEVEL`], with a per-thread context.
@@ -255,23 +259,39 @@ fn copy_frame(
     out: &mut impl Write,
     limits: Limits,
 ) -> Result<Option<(Digest, u64)>, Fault> {
-    let reader = std::io::BufReader::with_capacity(limits.buf.max(1), &mut *file);
-    let Ok(mut dec) = zstd::stream::read::Decoder::with_buffer(reader) else {
-        return Ok(None);
-    };
-    let mut hasher = Hasher::new();
-    let mut buf = vec![0u8; limits.buf.max(1)];
-    loop {
-        let n = match read_retry(&mut dec, &mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(_) => return Ok(None),
-        };
-        hasher.update(&buf[..n]);
-        out.write_all(&buf[..n]).map_err(Fault::Write)?;
-    }
-    let len = hasher.len();
-    Ok(Some((hasher.finish(), len)))
+    DECODER.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let (ctx, buf) = &mut *cell;
+        if ctx.is_none() {
+            // As `zstd::stream::read::Decoder::with_buffer` makes one: no dictionary.
+            let Some(mut c) = zstd::zstd_safe::DCtx::try_create() else {
+                return Ok(None);
+            };
+            if c.init().is_err() {
+                return Ok(None);
+            }
+            *ctx = Some(c);
+        }
+        let ctx = ctx.as_mut().expect("set above");
+        buf.resize(limits.buf.max(1), 0);
+        let reader = std::io::BufReader::with_capacity(limits.buf.max(1), &mut *file);
+        // `with_context` resets the session, so a frame an earlier call left unfinished (a
+        // corrupt object) leaves nothing behind.
+        let mut dec =
+            zstd::stream::zio::Reader::new(reader, zstd::stream::raw::Decoder::with_context(ctx));
+        let mut hasher = Hasher::new();
+        loop {
+            let n = match read_retry(&mut dec, buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(_) => return Ok(None),
+            };
+            hasher.update(&buf[..n]);
+            out.write_all(&buf[..n]).map_err(Fault::Write)?;
+        }
+        let len = hasher.len();
+        Ok(Some((hasher.finish(), len)))
+    })
 }
 
 #[cfg(test)]

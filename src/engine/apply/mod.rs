@@ -261,7 +261,8 @@ impl Engine {
             final_status: Status::Applied,
             ops: list.iter().map(journal_op).collect(),
         };
-        self.run_journal(&journal)?;
+        // The preconditions above found every path at its base (pre) state.
+        self.run_journal_with(&journal, true)?;
         // The journal's last step wrote the status (journal::finish, under this guard's
         // lock); the guard goes without writing again.
         let (mut session, _) = guard.release();

@@ -11,10 +11,13 @@ use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use crate::diff::{Change, ChangeStatus};
 use crate::engine::{ConflictKind, PathConflict};
+use crate::hash::{Digest, Hasher};
 use crate::path::WorkspacePath;
-use crate::snapshot::hash_file;
+use crate::snapshot::{SnapshotError, open_regular};
 
 /// Whether `path`, found on disk as `md`, is the very file (same device and inode) as one of
 /// `deleted` that differs from it only by case or normalisation ([`crate::path::fold_key`]):
@@ -58,60 +61,84 @@ pub(crate) fn check_preconditions(root: &Path, list: &[Change]) -> Vec<PathConfl
         .filter(|c| c.status == ChangeStatus::Deleted)
         .map(|c| c.path.as_str())
         .collect();
-    let mut out = Vec::new();
-    for c in list {
-        let p = c.path.as_str();
-        // Directories on the way must be real directories (or a file this apply deletes).
-        let blocked = blocked_parent(root, &c.path, &deleted);
-        if let Some(reason) = blocked {
-            out.push(PathConflict::new(p, reason));
-            continue;
-        }
-        let target = c.path.to_fs_path(root);
-        let md = std::fs::symlink_metadata(&target);
-        match (&c.old, md) {
-            (None, Err(_)) => {}
-            // A case-insensitive file system: the new name opens the file this apply deletes
-            // under its old spelling (a case-only rename); that file is checked as a deletion.
-            (None, Ok(md)) if same_file_as_a_deletion(root, p, &md, &deleted) => {}
-            (None, Ok(md)) if md.is_dir() && !md.file_type().is_symlink() => {
-                // A directory the deletions must empty so the new file can take its place.
-                if let Some(reason) = foreign_entry(&target, p, &deleted) {
-                    out.push(PathConflict::new(p, reason));
-                }
-            }
-            (None, Ok(_)) => out.push(PathConflict::new(p, ConflictKind::AddedButExists)),
-            (Some(_), Err(_)) => out.push(PathConflict::new(p, ConflictKind::Missing)),
-            (Some(_), Ok(md)) if md.file_type().is_symlink() => {
-                out.push(PathConflict::new(p, ConflictKind::Link))
-            }
-            (Some(_), Ok(md)) if !md.is_file() => {
-                out.push(PathConflict::new(p, ConflictKind::NotRegular))
-            }
-            (Some(old), Ok(md)) => {
-                let exec = md.permissions().mode() & 0o100 != 0;
-                match hash_file(&target) {
-                    Ok((blob, _)) if blob != old.file.blob => out.push(PathConflict::new(
-                        p,
-                        ConflictKind::Changed {
-                            base: old.file.blob,
-                            now: blob,
-                        },
-                    )),
-                    Ok(_) if exec != old.executable => {
-                        out.push(PathConflict::new(p, ConflictKind::ModeChanged))
-                    }
-                    Ok(_) => {}
-                    Err(e) => out.push(PathConflict::new(
-                        p,
-                        ConflictKind::Unreadable(e.to_string()),
-                    )),
-                }
-            }
-        }
-    }
+    // Each path is judged on its own (one `lstat` per directory on the way, and the file
+    // hashed): spread over rayon's threads, then sorted.
+    let mut out: Vec<PathConflict> = list
+        .par_iter()
+        .filter_map(|c| conflict_at(root, c, &deleted))
+        .collect();
     PathConflict::sort(&mut out);
     out
+}
+
+/// The conflict at one changed path, if it does not hold its base state (see
+/// [`check_preconditions`]).
+fn conflict_at(root: &Path, c: &Change, deleted: &BTreeSet<&str>) -> Option<PathConflict> {
+    let p = c.path.as_str();
+    // Directories on the way must be real directories (or a file this apply deletes).
+    if let Some(reason) = blocked_parent(root, &c.path, deleted) {
+        return Some(PathConflict::new(p, reason));
+    }
+    let target = c.path.to_fs_path(root);
+    let md = std::fs::symlink_metadata(&target);
+    let kind = match (&c.old, md) {
+        (None, Err(_)) => return None,
+        // A case-insensitive file system: the new name opens the file this apply deletes
+        // under its old spelling (a case-only rename); that file is checked as a deletion.
+        (None, Ok(md)) if same_file_as_a_deletion(root, p, &md, deleted) => return None,
+        (None, Ok(md)) if md.is_dir() && !md.file_type().is_symlink() => {
+            // A directory the deletions must empty so the new file can take its place.
+            foreign_entry(&target, p, deleted)?
+        }
+        (None, Ok(_)) => ConflictKind::AddedButExists,
+        (Some(_), Err(_)) => ConflictKind::Missing,
+        (Some(_), Ok(md)) if md.file_type().is_symlink() => ConflictKind::Link,
+        (Some(_), Ok(md)) if !md.is_file() => ConflictKind::NotRegular,
+        (Some(old), Ok(md)) => {
+            let exec = md.permissions().mode() & 0o100 != 0;
+            match hash_regular(&target) {
+                Ok(blob) if blob != old.file.blob => ConflictKind::Changed {
+                    base: old.file.blob,
+                    now: blob,
+                },
+                Ok(_) if exec != old.executable => ConflictKind::ModeChanged,
+                Ok(_) => return None,
+                Err(e) => ConflictKind::Unreadable(e.to_string()),
+            }
+        }
+    };
+    Some(PathConflict::new(p, kind))
+}
+
+thread_local! {
+    /// The read buffer of [`hash_regular`], one per thread.
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`crate::snapshot::hash_file`] (same opening, same errors) reading through one buffer
+/// per thread rather than a fresh one per file: the SHA-256 of the regular file at `path`.
+fn hash_regular(path: &Path) -> Result<Digest, SnapshotError> {
+    use std::io::Read;
+    let mut file = open_regular(path)?;
+    BUFFER.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        buf.resize(256 * 1024, 0);
+        let mut hasher = Hasher::new();
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(SnapshotError::Read {
+                        path: path.into(),
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(hasher.finish())
+    })
 }
 
 /// The first entry below the directory `dir` (workspace path `rel`) that is not a regular
