@@ -342,3 +342,146 @@ pub fn hash_file(path: &Path) -> Result<(Digest, u64), SnapshotError> {
         source,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::statcache::StatKey;
+
+    /// A scanned file as the walk would give it, with the size the walk saw.
+    fn scanned(fs_path: &Path, walk_bytes: u64) -> ScannedFile {
+        let md = std::fs::symlink_metadata(fs_path).unwrap();
+        ScannedFile {
+            path: crate::path::WorkspacePath::new(
+                fs_path.file_name().unwrap().to_str().unwrap().to_owned(),
+            )
+            .unwrap(),
+            fs_path: fs_path.to_path_buf(),
+            bytes: walk_bytes,
+            executable: false,
+            stat: StatKey::of(&md),
+        }
+    }
+
+    fn one(f: &ScannedFile, max: u64) -> Result<(Digest, u64), SnapshotError> {
+        hash_one(f, max, &mut DirCache::default(), &hash_content)
+    }
+
+    #[test]
+    fn read_whole_matches_the_bytes_whatever_the_walk_saw() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&p, &data).unwrap();
+        let want = (Digest::of(&data), 5000);
+        // As seen by the walk; grown since (walk saw fewer bytes); shrunk since (more).
+        for walk in [5000, 10, 0, 4999, 5001, 200_000] {
+            assert_eq!(
+                one(&scanned(&p, walk), u64::MAX).unwrap(),
+                want,
+                "walk {walk}"
+            );
+        }
+        // Empty, as seen and as grown.
+        std::fs::write(&p, b"").unwrap();
+        assert_eq!(one(&scanned(&p, 0), u64::MAX).unwrap(), (Digest::EMPTY, 0));
+        std::fs::write(&p, b"abc").unwrap();
+        assert_eq!(
+            one(&scanned(&p, 0), u64::MAX).unwrap().0.to_string(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn a_file_that_grew_past_the_buffer_is_streamed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big");
+        let data: Vec<u8> = (0..(READ_BUF as u32 * 2 + 17))
+            .map(|i| (i % 253) as u8)
+            .collect();
+        std::fs::write(&p, &data).unwrap();
+        let want = (Digest::of(&data), data.len() as u64);
+        // The walk saw a small file (one read is not enough), exactly the buffer, or the truth.
+        for walk in [3, READ_BUF as u64 - 1, READ_BUF as u64, data.len() as u64] {
+            assert_eq!(
+                one(&scanned(&p, walk), u64::MAX).unwrap(),
+                want,
+                "walk {walk}"
+            );
+        }
+        // The size limit applies to the bytes read, not to the walk's size.
+        match one(&scanned(&p, 3), 1000) {
+            Err(SnapshotError::FileTooLarge { bytes, limit, .. }) => {
+                assert_eq!((bytes, limit), (data.len() as u64, 1000));
+            }
+            other => panic!("expected FileTooLarge, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_file_replaced_since_the_walk_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, b"hello").unwrap();
+        let f = scanned(&p, 5);
+        // A directory now.
+        std::fs::remove_file(&p).unwrap();
+        std::fs::create_dir(&p).unwrap();
+        assert!(matches!(one(&f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
+        // A FIFO now (no writer: it reads as empty, which the walk's 5 bytes contradict).
+        std::fs::remove_dir(&p).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&p)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(matches!(one(&f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
+        // A FIFO where the walk saw an empty file.
+        assert!(matches!(one(&scanned(&p, 0), u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
+        // A symbolic link now.
+        std::fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", &p).unwrap();
+        assert!(matches!(one(&f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
+        // Gone.
+        std::fs::remove_file(&p).unwrap();
+        match one(&f, u64::MAX) {
+            Err(SnapshotError::Read { path, source }) => {
+                assert_eq!(path, p);
+                assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            }
+            other => panic!("expected Read, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn pass_reports_every_file_and_the_first_error_in_path_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = Vec::new();
+        for d in ["a", "b", "c"] {
+            std::fs::create_dir(dir.path().join(d)).unwrap();
+            for k in 0..150 {
+                let p = dir.path().join(d).join(format!("f{k:03}"));
+                let len = if k == 7 { READ_BUF + 3 } else { k * 10 };
+                std::fs::write(&p, vec![k as u8; len]).unwrap();
+                let mut f = scanned(&p, len as u64);
+                f.path = crate::path::WorkspacePath::new(format!("{d}/f{k:03}")).unwrap();
+                files.push(f);
+            }
+        }
+        let misses: Vec<usize> = (0..files.len()).filter(|i| i % 5 != 0).collect();
+        let mut got = hash_misses(&files, &misses, u64::MAX, &hash_content).unwrap();
+        got.sort_by_key(|r| r.0);
+        assert_eq!(got.iter().map(|r| r.0).collect::<Vec<_>>(), misses);
+        for (i, (blob, bytes)) in got {
+            let data = std::fs::read(&files[i].fs_path).unwrap();
+            assert_eq!((blob, bytes), (Digest::of(&data), data.len() as u64));
+        }
+        // Two files gone: the error names the first in path order.
+        std::fs::remove_file(&files[301].fs_path).unwrap();
+        std::fs::remove_file(&files[152].fs_path).unwrap();
+        match hash_misses(&files, &misses, u64::MAX, &hash_content) {
+            Err(SnapshotError::Read { path, .. }) => assert_eq!(path, files[152].fs_path),
+            other => panic!("expected Read, got {:?}", other.map(|v| v.len())),
+        }
+    }
+}
