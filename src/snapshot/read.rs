@@ -59,8 +59,9 @@ const BATCH_FILES: usize = 64;
 /// … and at most this many bytes (walk sizes).
 const BATCH_BYTES: u64 = 1 << 20;
 
-/// Hashes `files[i]` for each `i` of `misses` with `hash`, spread over rayon's threads; returns
-/// `(i, (digest, bytes))` for each, in no particular order.
+/// Hashes `files[i]` for each `i` of `misses` with `hash`, spread over rayon's threads (or
+/// over `threads` threads of its own when that is more); returns `(i, (digest, bytes))` for
+/// each, in no particular order.
 ///
 /// # Errors
 /// The first failure in path order among the files read before the pass stopped: those of
@@ -71,6 +72,7 @@ pub(super) fn hash_misses<E: From<SnapshotError> + Send>(
     misses: &[usize],
     max_file_bytes: u64,
     hash: &HashFn<'_, E>,
+    threads: Option<usize>,
 ) -> Result<Vec<Hashed>, E> {
     let small = READ_BUF as u64;
     // Large files first, largest first; then the small ones in path order.
@@ -117,12 +119,25 @@ pub(super) fn hash_misses<E: From<SnapshotError> + Send>(
         }
         (done, None)
     };
-    let workers = rayon::current_num_threads().clamp(1, units.len().max(1));
-    let parts: Vec<_> = (0..workers)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|_| worker())
-        .collect();
+    let pool = rayon::current_num_threads().max(1);
+    let workers = threads.unwrap_or(pool).clamp(1, units.len().max(1));
+    let parts: Vec<_> = if workers <= pool {
+        (0..workers)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|_| worker())
+            .collect()
+    } else {
+        // More threads than cores: for a hashing that waits on the disk (the store's fsync
+        // per new object), so that the waits overlap.
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers).map(|_| s.spawn(worker)).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        })
+    };
     let mut out = Vec::with_capacity(misses.len());
     let mut first_error: Option<(usize, E)> = None;
     for (done, err) in parts {
@@ -469,7 +484,7 @@ mod tests {
             }
         }
         let misses: Vec<usize> = (0..files.len()).filter(|i| i % 5 != 0).collect();
-        let mut got = hash_misses(&files, &misses, u64::MAX, &hash_content).unwrap();
+        let mut got = hash_misses(&files, &misses, u64::MAX, &hash_content, None).unwrap();
         got.sort_by_key(|r| r.0);
         assert_eq!(got.iter().map(|r| r.0).collect::<Vec<_>>(), misses);
         for (i, (blob, bytes)) in got {
@@ -479,7 +494,7 @@ mod tests {
         // Two files gone: the error names the first in path order.
         std::fs::remove_file(&files[301].fs_path).unwrap();
         std::fs::remove_file(&files[152].fs_path).unwrap();
-        match hash_misses(&files, &misses, u64::MAX, &hash_content) {
+        match hash_misses(&files, &misses, u64::MAX, &hash_content, Some(5)) {
             Err(SnapshotError::Read { path, .. }) => assert_eq!(path, files[152].fs_path),
             other => panic!("expected Read, got {:?}", other.map(|v| v.len())),
         }

@@ -132,6 +132,10 @@ pub struct Hashing<'a, E = SnapshotError> {
     /// Whether a blob named by the stat cache may be used without reading the file (for
     /// example: it is in the store). Default for [`snapshot_dir`]: always.
     pub trust_cached: &'a (dyn Fn(&Digest) -> bool + Sync),
+    /// Threads reading files: `None` for rayon's (one per core, for hashing that only
+    /// computes); more for a `hash` that waits on the disk, such as the store's `fsync` of each
+    /// new object, so that the waits overlap.
+    pub threads: Option<usize>,
 }
 
 /// Why a snapshot of a directory failed. Each variant names the path.
@@ -530,6 +534,7 @@ pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutco
         &Hashing {
             hash: &hash_content,
             trust_cached: &|_| true,
+            threads: None,
         },
     )
 }
@@ -569,8 +574,13 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         .filter(|i| blobs[*i].is_none())
         .collect();
     let from_cache = scanned.files.len() - misses.len();
-    let read =
-        super::read::hash_misses(&scanned.files, &misses, opts.max_file_bytes, hashing.hash)?;
+    let read = super::read::hash_misses(
+        &scanned.files,
+        &misses,
+        opts.max_file_bytes,
+        hashing.hash,
+        hashing.threads,
+    )?;
     drop(misses);
     for (i, r) in read {
         blobs[i] = Some(r);

@@ -17,6 +17,12 @@ use super::{SnapshotIntoError, Store, StoreError, codec, fsync_dir, io_err};
 use crate::hash::Digest;
 use crate::snapshot::{Content, SnapshotOutcome};
 
+/// Threads that read files into the store in a snapshot, at least: each new object waits on
+/// its own `fsync` before its rename (DESIGN section 3), and a file system commits concurrent
+/// `fsync`s together (on ext4, 25,000 small files: 29.8 s with 2 threads, 8.9 s with 8; more
+/// gained nothing).
+const INGEST_THREADS: usize = 8;
+
 /// The digest, the length in bytes, and the object directory when the object was added.
 type Ingested = (Digest, u64, Option<PathBuf>);
 
@@ -70,6 +76,7 @@ impl Store {
             &Hashing {
                 hash: &ingest,
                 trust_cached: &present,
+                threads: Some(INGEST_THREADS.max(rayon::current_num_threads())),
             },
         )?;
         let io = |source: StoreError| SnapshotIntoError::Ingest {
