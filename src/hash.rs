@@ -16,11 +16,36 @@
 //! Anyone can recompute an identity with a JCS library and `sha256sum`; `testdata/identity/`
 //! (v0.1) and `testdata/tree-v0.2/` (v0.2) hold test vectors.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::io::Read;
 use std::str::FromStr;
 
 use sha2::Digest as _;
+
+/// Bytes of the read buffer each thread keeps for hashing files (256 KiB): reads of file
+/// content go through it in chunks of this size, and a file smaller than it is read whole.
+pub const READ_BUF: usize = 256 * 1024;
+
+thread_local! {
+    static READ_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's read buffer of [`READ_BUF`] bytes, allocated (zeroed) once per
+/// thread and reused by every later call, so that hashing many small files allocates and
+/// clears nothing per file. Its content on entry is whatever the last user left. A nested
+/// call (`f` calling `with_read_buf`) gets a fresh buffer of its own.
+pub fn with_read_buf<R>(f: impl FnOnce(&mut [u8]) -> R) -> R {
+    READ_BUFFER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            if buf.len() != READ_BUF {
+                *buf = vec![0u8; READ_BUF];
+            }
+            f(&mut buf)
+        }
+        Err(_) => f(&mut vec![0u8; READ_BUF]),
+    })
+}
 
 /// A SHA-256 digest: 32 bytes, shown as 64 lowercase hex characters.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -64,24 +89,26 @@ impl Digest {
         Digest(sha2::Sha256::digest(data).into())
     }
 
-    /// SHA-256 of everything `reader` yields, read in 256 KiB chunks; returns the digest and the
-    /// number of bytes read.
+    /// SHA-256 of everything `reader` yields, read in chunks of [`READ_BUF`] bytes into the
+    /// thread's read buffer ([`with_read_buf`]); returns the digest and the number of bytes
+    /// read.
     ///
     /// # Errors
     /// Any read error of `reader`.
     pub fn of_reader(reader: &mut impl Read) -> std::io::Result<(Self, u64)> {
-        let mut hasher = Hasher::new();
-        let mut buf = vec![0u8; 256 * 1024];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => hasher.update(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+        with_read_buf(|buf| {
+            let mut hasher = Hasher::new();
+            loop {
+                match reader.read(buf) {
+                    Ok(0) => break,
+                    Ok(n) => hasher.update(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
             }
-        }
-        let n = hasher.len;
-        Ok((hasher.finish(), n))
+            let n = hasher.len;
+            Ok((hasher.finish(), n))
+        })
     }
 
     /// Checks that `self` (the expected digest) equals `actual`.
@@ -234,5 +261,25 @@ mod tests {
         let (d, n) = Digest::of_reader(&mut &data[..]).unwrap();
         assert_eq!(n, 600_000);
         assert_eq!(d, Digest::of(&data));
+        // Again on the same thread (the buffer is reused, holding the last file's bytes).
+        let (d2, n2) = Digest::of_reader(&mut &b"abc"[..]).unwrap();
+        assert_eq!(n2, 3);
+        assert_eq!(
+            d2.to_string(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn nested_read_buf_is_separate() {
+        let inner = with_read_buf(|outer| {
+            outer[0] = 1;
+            let inner_first = with_read_buf(|inner| {
+                inner[0] = 2;
+                inner.len()
+            });
+            (outer[0], inner_first)
+        });
+        assert_eq!(inner, (1, READ_BUF));
     }
 }

@@ -36,13 +36,14 @@
 
 use crate::hash::Digest;
 use crate::path::WorkspacePath;
-use crate::snapshot::{Snapshot, SnapshotDocumentError, SnapshotOutcome};
+use crate::snapshot::{Snapshot, SnapshotDocumentError};
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod codec;
+mod ingest;
 mod init;
 mod trees;
 
@@ -561,121 +562,6 @@ impl Store {
         let canon = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let key = Digest::of(canon.as_os_str().as_encoded_bytes());
         self.root.join("statcache").join(format!("{key}.bin"))
-    }
-
-    /// Snapshots the tree at `root` into the store: files unchanged since the last snapshot
-    /// of that tree (stat cache) are not read; every other file is read **once**, hashed and
-    /// copied into the store on the way (kept only if the object was missing); then the
-    /// snapshot document and its executable bits are stored. Returns the outcome and how many
-    /// blobs were added.
-    ///
-    /// # Errors
-    /// Snapshot errors (as [`crate::snapshot::snapshot_dir`]) and store write errors.
-    pub fn snapshot_into(
-        &self,
-        root: &Path,
-        opts: &crate::snapshot::SnapshotOptions,
-    ) -> Result<(SnapshotOutcome, usize), SnapshotIntoError> {
-        use crate::snapshot::{Hashing, snapshot_dir_using};
-        let mut opts = opts.clone();
-        opts.stat_cache = Some(self.stat_cache_path(root));
-        let added = std::sync::atomic::AtomicUsize::new(0);
-        let touched = std::sync::Mutex::new(BTreeSet::new());
-        let ingest = |path: &Path| -> Result<(Digest, u64), SnapshotIntoError> {
-            let (digest, len, new_dir) = self.ingest(path).map_err(|source| match source {
-                // The source file's own error (a link now, unreadable), as a snapshot reports it.
-                StoreError::Source(e) => SnapshotIntoError::Snapshot(*e),
-                source => SnapshotIntoError::Ingest {
-                    path: path.into(),
-                    source,
-                },
-            })?;
-            if let Some(d) = new_dir {
-                added.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if let Ok(mut t) = touched.lock() {
-                    t.insert(d);
-                }
-            }
-            Ok((digest, len))
-        };
-        // A cache hit names a blob that was stored when the entry was made, and the store
-        // deletes an object only in `genesis gc`, which first removes every stat cache naming
-        // it ([`crate::gc`]): no need to look for it (one `stat` per file saved).
-        let present = |_: &Digest| true;
-        let outcome = snapshot_dir_using(
-            root,
-            &opts,
-            &Hashing {
-                hash: &ingest,
-                trust_cached: &present,
-            },
-        )?;
-        let io = |source: StoreError| SnapshotIntoError::Ingest {
-            path: self.root.clone(),
-            source,
-        };
-        let dirs = std::mem::take(&mut *touched.lock().unwrap_or_else(|e| e.into_inner()));
-        for d in dirs {
-            fsync_dir(&d).map_err(io)?;
-        }
-        self.write_snapshot(&outcome.snapshot, &outcome.executable)?;
-        Ok((outcome, added.load(std::sync::atomic::Ordering::Relaxed)))
-    }
-
-    /// Reads `source` once: hashes it while writing it to a temp file in `tmp/`, then moves it
-    /// to `objects/ab/cdef…` unless that object exists. Returns the digest, the length, and the
-    /// object directory when the object was added.
-    /// Copies the regular file `source` into the store (read once, hashed on the way; kept
-    /// only if the object was missing). Returns its blob (hex SHA-256 of the bytes) and size
-    /// in bytes.
-    ///
-    /// # Errors
-    /// [`StoreError::Io`] naming `source` or the object written.
-    pub fn ingest_file(&self, source: &Path) -> Result<(Digest, u64), StoreError> {
-        let (d, n, _) = self.ingest(source)?;
-        Ok((d, n))
-    }
-
-    fn ingest(&self, source: &Path) -> Result<(Digest, u64, Option<PathBuf>), StoreError> {
-        self.ingest_with(source, codec::Limits::DEFAULT)
-    }
-
-    /// [`Store::ingest_file`] with the codec's buffer sizes given (small ones in tests drive
-    /// the streaming path); also returns the object directory when the object was added.
-    fn ingest_with(
-        &self,
-        source: &Path,
-        limits: codec::Limits,
-    ) -> Result<(Digest, u64, Option<PathBuf>), StoreError> {
-        let mut input =
-            crate::snapshot::open_regular(source).map_err(|e| StoreError::Source(Box::new(e)))?;
-        let tmp_dir = self.root.join("tmp");
-        std::fs::create_dir_all(&tmp_dir).map_err(io_err(&tmp_dir))?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .tempfile_in(&tmp_dir)
-            .map_err(io_err(&tmp_dir))?;
-        let tmp_path = tmp.path().to_path_buf();
-        let (digest, len) =
-            codec::encode(&mut input, tmp.as_file_mut(), limits).map_err(|e| match e {
-                codec::Fault::Read(e) => io_err(source)(e),
-                codec::Fault::Write(e) => io_err(&tmp_path)(e),
-            })?;
-        // Present: freshened as in write_object, so that an old unreferenced blob reused now
-        // counts as young for gc's age rule (DESIGN 3).
-        if self.has_object(&digest) && self.freshen(&digest) {
-            return Ok((digest, len, None));
-        }
-        let path = self.object_path(&digest);
-        let dir = path
-            .parent()
-            .expect("object path has a parent")
-            .to_path_buf();
-        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        tmp.as_file().sync_all().map_err(io_err(&path))?;
-        self.upgrade_format()?;
-        tmp.persist(&path).map_err(|e| io_err(&path)(e.error))?;
-        Ok((digest, len, Some(dir)))
     }
 }
 

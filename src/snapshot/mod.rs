@@ -29,17 +29,16 @@
 //! [`SnapshotOptions::max_files`] files (no limit unless the manifest sets one), or a file over
 //! [`SnapshotOptions::max_file_bytes`], fail with an error naming the count or the file.
 //!
-//! Files are hashed streaming (256 KiB reads, never a whole file in memory) on the rayon pool.
+//! Files are hashed on the rayon pool, each read whole into the thread's 256 KiB buffer when it
+//! fits and streaming through it otherwise (never a larger file whole in memory; see
+//! `snapshot/read.rs`).
 //! The executable bit (the owner's `x`, as git reads it) comes back beside the snapshot in
 //! [`SnapshotOutcome::executable`]. It is not part of the v0.1 document (two v0.1 trees that
 //! differ only in executable bits have the same identity); it is part of a v0.2 identity.
 
 use std::collections::{BTreeSet, HashMap};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use rayon::prelude::*;
 
 use crate::hash::Digest;
 use crate::path::{PathError, WorkspacePath};
@@ -657,7 +656,10 @@ fn check_order(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
 
 mod collect;
 mod parents;
+mod read;
 mod walk;
+
+pub use read::{Content, hash_content};
 
 pub use walk::{
     HashFn, Hashing, ScanOutcome, ScannedFile, SkipReason, Skipped, SnapshotError, SnapshotOptions,

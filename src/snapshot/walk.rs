@@ -122,9 +122,8 @@ pub struct SnapshotOutcome {
     pub tracked_only: Vec<WorkspacePath>,
 }
 
-/// Reads a file once and returns its SHA-256 and length in bytes, or an error `E` (the
-/// store's hashing reports its own errors, so this module needs no store type).
-pub type HashFn<'a, E = SnapshotError> = dyn Fn(&Path) -> Result<(Digest, u64), E> + Sync + 'a;
+use super::read::hash_content;
+pub use super::read::{HashFn, hash_file, open_regular};
 
 /// How [`snapshot_dir_using`] turns a file into a blob.
 pub struct Hashing<'a, E = SnapshotError> {
@@ -133,6 +132,10 @@ pub struct Hashing<'a, E = SnapshotError> {
     /// Whether a blob named by the stat cache may be used without reading the file (for
     /// example: it is in the store). Default for [`snapshot_dir`]: always.
     pub trust_cached: &'a (dyn Fn(&Digest) -> bool + Sync),
+    /// Threads reading files: `None` for rayon's (one per core, for hashing that only
+    /// computes); more for a `hash` that waits on the disk, such as the store's `fsync` of each
+    /// new object, so that the waits overlap.
+    pub threads: Option<usize>,
 }
 
 /// Why a snapshot of a directory failed. Each variant names the path.
@@ -529,16 +532,17 @@ pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutco
         root,
         opts,
         &Hashing {
-            hash: &hash_file,
+            hash: &hash_content,
             trust_cached: &|_| true,
+            threads: None,
         },
     )
 }
 
 /// [`snapshot_dir`] with a chosen way to hash (the store uses it to copy blobs in while it
 /// hashes, reading each file once). Uses and then rewrites [`SnapshotOptions::stat_cache`].
-/// Files are hashed largest first, so one huge file does not leave the other cores idle at
-/// the end.
+/// The files the cache does not answer for are read on rayon's threads (`snapshot/read.rs`:
+/// large files first, one at a time, then small ones in batches).
 ///
 /// # Errors
 /// As [`snapshot_dir`] (converted into `E`), plus whatever `hashing.hash` returns.
@@ -554,8 +558,7 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         .as_deref()
         .map(crate::statcache::StatCache::load)
         .unwrap_or_default();
-    // Cache hits in one merge pass over the two sorted lists; only the misses are read, on
-    // rayon's threads, largest first.
+    // Cache hits in one merge pass over the two sorted lists; only the misses are read.
     let cached = cache.lookup_sorted(&scanned.files);
     let mut blobs: Vec<Option<(Digest, u64)>> = scanned
         .files
@@ -567,31 +570,19 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         })
         .collect();
     drop(cached);
-    let mut order: Vec<usize> = (0..scanned.files.len())
+    let misses: Vec<usize> = (0..scanned.files.len())
         .filter(|i| blobs[*i].is_none())
         .collect();
-    let from_cache = scanned.files.len() - order.len();
-    order.sort_by_key(|i| std::cmp::Reverse(scanned.files[*i].bytes));
-    // One file per task: rayon would otherwise hand the first (largest) quarter of the list to
-    // one worker as a single sequential chunk.
-    let results: Vec<(usize, (Digest, u64))> = order
-        .par_iter()
-        .with_max_len(1)
-        .map(|&i| {
-            let f = &scanned.files[i];
-            let (blob, bytes) = (hashing.hash)(&f.fs_path)?;
-            if bytes > opts.max_file_bytes {
-                return Err(SnapshotError::FileTooLarge {
-                    path: f.path.clone(),
-                    bytes,
-                    limit: opts.max_file_bytes,
-                }
-                .into());
-            }
-            Ok((i, (blob, bytes)))
-        })
-        .collect::<Result<_, E>>()?;
-    for (i, r) in results {
+    let from_cache = scanned.files.len() - misses.len();
+    let read = super::read::hash_misses(
+        &scanned.files,
+        &misses,
+        opts.max_file_bytes,
+        hashing.hash,
+        hashing.threads,
+    )?;
+    drop(misses);
+    for (i, r) in read {
         blobs[i] = Some(r);
     }
     let blobs: Vec<(Digest, u64)> = blobs.into_iter().flatten().collect();
@@ -677,48 +668,4 @@ fn snapshot_with_tree_cache(
         }
     }
     Ok((snapshot, nodes_hashed))
-}
-
-/// Opens `path` for reading without following a symbolic link and without blocking on a FIFO,
-/// and checks that it is a regular file.
-///
-/// # Errors
-/// [`SnapshotError::Read`] if it cannot be opened; [`SnapshotError::Changed`] if it is not a
-/// regular file (it was replaced since the walk).
-pub fn open_regular(path: &Path) -> Result<File, SnapshotError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|source| {
-            if source.raw_os_error() == Some(libc::ELOOP) {
-                SnapshotError::Changed(path.into())
-            } else {
-                SnapshotError::Read {
-                    path: path.into(),
-                    source,
-                }
-            }
-        })?;
-    let md = file.metadata().map_err(|source| SnapshotError::Read {
-        path: path.into(),
-        source,
-    })?;
-    if !md.is_file() {
-        return Err(SnapshotError::Changed(path.into()));
-    }
-    Ok(file)
-}
-
-/// SHA-256 and length of the regular file at `path`, read streaming.
-///
-/// # Errors
-/// As [`open_regular`], plus read errors.
-pub fn hash_file(path: &Path) -> Result<(Digest, u64), SnapshotError> {
-    let mut file = open_regular(path)?;
-    Digest::of_reader(&mut file).map_err(|source| SnapshotError::Read {
-        path: path.into(),
-        source,
-    })
 }
