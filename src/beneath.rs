@@ -68,11 +68,24 @@ pub fn open_dir(root: &Path, rel: &str) -> io::Result<OwnedFd> {
     if rel.is_empty() {
         return Ok(base);
     }
+    open_dir_at(&base, rel)
+}
+
+/// [`open_dir`] relative to the open directory `base` rather than a path: the directory `rel`
+/// beneath it (`""`: a duplicate of `base`), following no link in any component of `rel`.
+/// One `openat2(2)` call on Linux; for callers that open many directories under one root.
+///
+/// # Errors
+/// As [`open_dir`].
+pub fn open_dir_at(base: &OwnedFd, rel: &str) -> io::Result<OwnedFd> {
+    if rel.is_empty() {
+        return base.try_clone();
+    }
     #[cfg(target_os = "linux")]
     {
         static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
         if !NO_OPENAT2.load(Ordering::Relaxed) {
-            match openat2_beneath(&base, rel) {
+            match openat2_beneath(base, rel) {
                 Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
                     NO_OPENAT2.store(true, Ordering::Relaxed);
                 }
@@ -80,7 +93,25 @@ pub fn open_dir(root: &Path, rel: &str) -> io::Result<OwnedFd> {
             }
         }
     }
-    walk_nofollow(base, rel)
+    walk_nofollow(base.try_clone()?, rel)
+}
+
+/// Opens the directory at `path` for looking things up in it (`O_PATH` on Linux, so only
+/// search permission is needed, as for a `stat` of a path below it), following links as such
+/// a `stat` does. For reads only: nothing is ever written through the descriptor.
+///
+/// # Errors
+/// The `open(2)` error (`ENOTDIR` for a file, `ENOENT` when missing).
+pub fn open_dir_to_read(path: &Path) -> io::Result<OwnedFd> {
+    let c = cstr(path.as_os_str().as_bytes())?;
+    #[cfg(target_os = "linux")]
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    #[cfg(not(target_os = "linux"))]
+    let flags = DIR_FLAGS;
+    // SAFETY: `c` is a valid NUL-terminated string; the returned fd is owned by us.
+    let fd = check(unsafe { libc::open(c.as_ptr(), flags) })?;
+    // SAFETY: `fd` was just opened and is not owned elsewhere.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 #[cfg(target_os = "linux")]
@@ -149,6 +180,26 @@ fn leaf(name: &str) -> io::Result<CString> {
         return Err(io::Error::from_raw_os_error(libc::EINVAL));
     }
     cstr(name.as_bytes())
+}
+
+/// Opens the existing file `rel` (a `/`-separated path) relative to `dir` for reading, as an
+/// `open(2)` of the joined path would (links followed): for reading many files under one
+/// directory without resolving the directory's own path each time. Never used to write.
+///
+/// # Errors
+/// The `openat(2)` error (`ENOENT` when missing).
+pub fn open_read_at(dir: &OwnedFd, rel: &str) -> io::Result<File> {
+    let c = cstr(rel.as_bytes())?;
+    // SAFETY: valid fd and NUL-terminated path.
+    let fd = check(unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            c.as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        )
+    })?;
+    // SAFETY: `fd` was just opened.
+    Ok(unsafe { File::from_raw_fd(fd) })
 }
 
 /// Creates the new file `name` in `dir` (`O_CREAT | O_EXCL | O_NOFOLLOW`, write-only, with
@@ -233,6 +284,27 @@ pub enum Kind {
 /// The kind of `name` in `dir` (`fstatat(2)` with `AT_SYMLINK_NOFOLLOW`); `None` when absent
 /// or unreadable.
 pub fn kind(dir: &OwnedFd, name: &str) -> Option<Kind> {
+    let st = lstat_at(dir, name)?;
+    Some(match st.st_mode & libc::S_IFMT {
+        libc::S_IFREG => Kind::File,
+        libc::S_IFDIR => Kind::Dir,
+        libc::S_IFLNK => Kind::Link,
+        _ => Kind::Other,
+    })
+}
+
+/// The permission bits (`st_mode & 0o7777`) of `name` in `dir` when it is a regular file
+/// (`fstatat(2)` with `AT_SYMLINK_NOFOLLOW`); `None` when it is anything else, absent or
+/// unreadable.
+// `st_mode` is a `u32` on Linux, a `u16` on macOS.
+#[allow(clippy::useless_conversion)]
+pub fn file_mode(dir: &OwnedFd, name: &str) -> Option<u32> {
+    let st = lstat_at(dir, name)?;
+    (st.st_mode & libc::S_IFMT == libc::S_IFREG).then_some(u32::from(st.st_mode) & 0o7777)
+}
+
+/// `fstatat(2)` of `name` in `dir`, not following a link; `None` on any error.
+fn lstat_at(dir: &OwnedFd, name: &str) -> Option<libc::stat> {
     let c = leaf(name).ok()?;
     // SAFETY: zeroed stat is valid plain data, filled by the call.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -245,15 +317,7 @@ pub fn kind(dir: &OwnedFd, name: &str) -> Option<Kind> {
             libc::AT_SYMLINK_NOFOLLOW,
         )
     };
-    if ret < 0 {
-        return None;
-    }
-    Some(match st.st_mode & libc::S_IFMT {
-        libc::S_IFREG => Kind::File,
-        libc::S_IFDIR => Kind::Dir,
-        libc::S_IFLNK => Kind::Link,
-        _ => Kind::Other,
-    })
+    (ret >= 0).then_some(st)
 }
 
 /// Creates a new uniquely named temporary file `<prefix><pid>-<n>` in `dir` (as

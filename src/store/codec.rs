@@ -17,7 +17,9 @@
 //! Memory is bounded: a file up to [`WHOLE_LIMIT`] bytes is read whole and compressed in one
 //! call with a per-thread compression context (a context costs about a megabyte to set up, too
 //! much to pay per small file); a larger one is streamed through buffers of [`BUF`] bytes, in
-//! and out, at any size.
+//! and out, at any size. Reading back is the same: an object file up to [`WHOLE_LIMIT`] bytes
+//! whose frame records a content size up to that is read and decompressed whole with a
+//! per-thread decompression context; anything else is streamed.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -162,6 +164,9 @@ pub fn decode_into(
     out: &mut File,
     limits: Limits,
 ) -> Result<Decoded, Fault> {
+    if let Some(n) = decode_whole(file, expected, out, limits)? {
+        return Ok(Decoded::Ok(n));
+    }
     let start = out.stream_position().map_err(Fault::Write)?;
     if !starts_with_magic(file)? {
         let d = copy_raw(file, out, limits)?;
@@ -190,12 +195,84 @@ pub fn decode_into(
     }
 }
 
+/// The one-read path of [`decode_into`], for an object file of at most `limits.whole` bytes
+/// (nearly all of them): read whole, decompressed in one call with a per-thread context
+/// ([`decompress_whole`]), hashed, and written to `out` in one `write` when it hashes to
+/// `expected`. `None`, with nothing written and `file` back at offset 0, whenever anything
+/// else is the case (larger, unreadable, not one frame that records its size, another hash):
+/// the streaming path then decides, by the same rules.
+fn decode_whole(
+    file: &mut File,
+    expected: &Digest,
+    out: &mut File,
+    limits: Limits,
+) -> Result<Option<u64>, Fault> {
+    let len = match file.metadata() {
+        Ok(md) if md.len() <= limits.whole => usize::try_from(md.len()).unwrap_or(0),
+        _ => return Ok(None),
+    };
+    // The `len` bytes `fstat` gave, in one `read` as a rule (no read of the end, no seek).
+    let mut data = vec![0u8; len];
+    let mut got = 0;
+    let read = loop {
+        if got == len {
+            break Ok(());
+        }
+        match read_retry(file, &mut data[got..]) {
+            Ok(0) => break Ok(()),
+            Ok(n) => got += n,
+            Err(e) => break Err(e),
+        }
+    };
+    data.truncate(got);
+    let content = match read {
+        Ok(()) if data.starts_with(&ZSTD_MAGIC) => decompress_whole(&data, limits.whole),
+        Ok(()) => Some(data),
+        Err(_) => None,
+    };
+    match content {
+        Some(c) if Digest::of(&c) == *expected => {
+            out.write_all(&c).map_err(Fault::Write)?;
+            Ok(Some(c.len() as u64))
+        }
+        _ => {
+            file.seek(SeekFrom::Start(0)).map_err(Fault::Read)?;
+            Ok(None)
+        }
+    }
+}
+
+thread_local! {
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// Decompresses `frame` in one call with a per-thread context (a context costs over 100 KB
+/// to set up, more than decoding a small object) when it starts with a zstd frame header
+/// that records a content size of at most `max` bytes and the whole of `frame` decodes into
+/// that many bytes. `None` otherwise (no size recorded, larger, invalid): the caller then
+/// decodes by streaming, as before.
+fn decompress_whole(frame: &[u8], max: u64) -> Option<Vec<u8>> {
+    let size = zstd::zstd_safe::get_frame_content_size(frame).ok()??;
+    if size > max {
+        return None;
+    }
+    let size = usize::try_from(size).ok()?;
+    DECOMPRESSOR.with(|d| {
+        let mut d = d.try_borrow_mut().ok()?;
+        if d.is_none() {
+            *d = Some(zstd::bulk::Decompressor::new().ok()?);
+        }
+        d.as_mut()?.decompress(frame, size).ok()
+    })
+}
+
 /// Decodes a whole object file held in memory (`data`) by the rules of this module. Returns
 /// the raw content if it hashes to `expected`, else the digest found (as [`Decoded::Corrupt`]).
 pub fn decode_bytes(data: Vec<u8>, expected: &Digest) -> Result<Vec<u8>, Digest> {
     let mut decoded_digest = None;
     if data.starts_with(&ZSTD_MAGIC)
-        && let Ok(content) = zstd::stream::decode_all(&data[..])
+        && let Some(content) = decompress_whole(&data, WHOLE_LIMIT)
+            .or_else(|| zstd::stream::decode_all(&data[..]).ok())
     {
         let d = Digest::of(&content);
         if d == *expected {
