@@ -57,12 +57,13 @@ pub fn verify_json(out: &VerifyOutcome) -> Value {
     })
 }
 
-/// `genesis apply --json`: `{"session", "written", "changes"}`.
+/// `genesis apply --json`: `{"session", "written", "changes", "left_ignored"}`.
 pub fn apply_json(out: &ApplyOutcome) -> Value {
     json!({
         "session": out.session,
         "written": out.written,
         "changes": changes_json(&out.changes),
+        "left_ignored": out.left_ignored,
     })
 }
 

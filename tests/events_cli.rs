@@ -234,3 +234,47 @@ fn rebase_writes_its_events_in_every_dialect() {
         }
     }
 }
+
+/// Issue 11 reviewer: `patch --from DIR --verify` records the patch, then verifies it, so
+/// `patch.recorded` comes before the obligation events (it came after them, at seq 5), and
+/// the sequence numbers run in that order.
+#[test]
+fn patch_with_verify_reports_the_patch_before_its_verification() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path().join("ws");
+    let manifest: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[
+  {"id":"says-hello","run":["grep","-q","hello","greeting.txt"],"timeout_s":30}
+]}"#;
+    write_tree(&r, &[("genesis.json", manifest), ("greeting.txt", b"hi\n")]);
+    let from = d.path().join("from");
+    write_tree(
+        &from,
+        &[("genesis.json", manifest), ("greeting.txt", b"hello\n")],
+    );
+    ok(&run_in(&r, &["open", "-q", "--session", "s"]));
+    let ev = d.path().join("patch.jsonl");
+    let args = ["patch", "s", "--from", from.to_str().unwrap(), "--verify"];
+    let o = run_with_events(&r, &ev, "genesis", &args, None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let got: Vec<(u64, String)> = json_lines(&ev)
+        .iter()
+        .map(|l| {
+            (
+                l["seq"].as_u64().unwrap(),
+                l["type"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let want: Vec<(u64, String)> = [
+        "patch.recorded",
+        "obligation.started",
+        "obligation.finished",
+        "session.verified",
+        "approval.needed",
+    ]
+    .iter()
+    .zip(1..)
+    .map(|(t, seq)| (seq, (*t).to_owned()))
+    .collect();
+    assert_eq!(got, want);
+}

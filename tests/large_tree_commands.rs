@@ -154,3 +154,95 @@ fn a_v0_1_snapshot_is_also_stored_as_the_bytes_its_identity_hashes() {
         "{text}"
     );
 }
+
+/// Issue 11 item 4: `check SNAPSHOT --expect SNAPSHOT` compares two stored trees, descending
+/// only into directories whose identities differ: a corrupt node both share (d3's) is never
+/// read. Output and exit codes are those of `check` of a directory.
+#[test]
+fn check_compares_two_stored_trees() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    big_tree(ws);
+    assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
+    let a = identity(ws);
+    std::fs::write(ws.join("d7/f3.txt"), b"changed\n").unwrap();
+    std::fs::remove_file(ws.join("d9/f1.txt")).unwrap();
+    let b = identity(ws);
+    let root: serde_json::Value = serde_json::from_slice(&object_bytes(ws, &a)).unwrap();
+    let d3 = root["directories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "d3")
+        .unwrap()["node"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = object(ws, &d3);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::write(&path, b"not a node").unwrap();
+
+    let o = run_in(ws, &["check", &b, "--expect", &a]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!("mismatch: snapshot {b} hashes to {b}, expected {a}\nM\td7/f3.txt\nD\td9/f1.txt\n")
+    );
+    // A unique prefix, and the JSON of `check` of a directory.
+    let o = run_in(ws, &["check", "--json", &b[..8], "--expect", &a[..8]]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["match"], false);
+    assert_eq!(v["actual"], b.as_str());
+    assert_eq!(v["expected"], a.as_str());
+    assert_eq!(
+        v["differences"],
+        serde_json::json!([{"status": "M", "path": "d7/f3.txt"}, {"status": "D", "path": "d9/f1.txt"}])
+    );
+    let o = run_in(ws, &["check", &a[..8], "--expect", &a]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!("ok: snapshot {} matches {a}\n", &a[..8])
+    );
+    // A name that is both a directory and a snapshot prefix is refused (exit 2), as in diff.
+    std::fs::create_dir(ws.join(&a[..8])).unwrap();
+    let o = run_in(ws, &["check", &a[..8], "--expect", &a]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: check operand {:?} is ambiguous: both a path here and a prefix of stored snapshot {a}; write ./{} for the path, or the full identity for the snapshot\n",
+            &a[..8],
+            &a[..8]
+        )
+    );
+    // Unknown: exit 2.
+    let o = run_in(ws, &["check", "0000000000", "--expect", &a]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// Issue 11 reviewer: `validate` of a stored object that does not hash to its name is store
+/// corruption: exit 4, naming the object with the expected and the actual digest.
+#[test]
+fn validate_of_a_corrupt_object_is_store_corruption() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    std::fs::write(ws.join("a.txt"), b"a\n").unwrap();
+    assert_eq!(run_in(ws, &["init"]).status.code(), Some(0));
+    let id = identity(ws);
+    let path = object(ws, &id);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let other = br#"{"files":[],"schema":"genesis/workspace-snapshot-v0.1"}"#;
+    std::fs::write(&path, zstd::encode_all(&other[..], 3).unwrap()).unwrap();
+    let o = run_in(ws, &["validate", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: {}: store corruption: the stored object does not hash to its name (expected {id}, found {})\n",
+            path.display(),
+            Digest::of(other)
+        )
+    );
+}

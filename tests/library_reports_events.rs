@@ -87,14 +87,19 @@ fn open_patch_verify_apply_report_their_events_in_order() {
         .iter()
         .position(|n| n == "ObligationFinished")
         .unwrap();
-    let mut expected = vec!["SessionOpened", "WorkspaceReady", "ObligationStarted"];
+    // The patch is recorded before it is verified: its event comes first.
+    let mut expected = vec![
+        "SessionOpened",
+        "WorkspaceReady",
+        "PatchRecorded",
+        "ObligationStarted",
+    ];
     expected.extend(std::iter::repeat_n(
         "ObligationOutput",
         finished_at - output_at,
     ));
     expected.extend([
         "ObligationFinished",
-        "PatchRecorded",
         "Verified",
         "ApprovalNeeded",
         "Applied",

@@ -230,6 +230,18 @@ async fn a_whole_transaction_changes_the_workspace_and_check_passes() {
         &["--json", "check", "--expect", &current],
     ));
     assert_eq!(checked, cli_check);
+    // A stored snapshot checked instead of a directory (issue 11), as `check SNAPSHOT`.
+    let base = applied["session"]["base_snapshot"].as_str().unwrap();
+    let stored = ok(&conn, "check", json!({"dir": base, "expect": current})).await;
+    assert_eq!(stored["match"], false);
+    assert_eq!(stored["actual"], base);
+    assert_eq!(
+        stored["differences"],
+        json!([{"status": "M", "path": "greet.txt"}])
+    );
+    let o = common::run_in(&root, &["--json", "check", base, "--expect", &current]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stored, common::json_out(&o));
     conn.cancel().await.unwrap();
 }
 

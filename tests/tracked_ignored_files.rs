@@ -617,3 +617,67 @@ fn untracking_a_base_file_during_an_in_place_session_records_no_deletion() {
         b"fn main() { println!(); }\n"
     );
 }
+
+/// Issue 11 reviewer: a session that deletes a directory leaves the files the ignore rules
+/// kept out of it (an ignored `Cargo.lock`), as `git rm -r` does; apply now says so (a warning
+/// on standard error, `left_ignored` in `--json`), on a dry run too.
+#[test]
+fn apply_names_the_ignored_files_left_under_a_deleted_directory() {
+    let manifest: &[u8] = br#"{"schema":"genesis/manifest-v0.1","obligations":[]}"#;
+    let delete: &[u8] = b"diff --git a/crate/src/lib.rs b/crate/src/lib.rs\ndeleted file mode 100644\n--- a/crate/src/lib.rs\n+++ /dev/null\n@@ -1 +0,0 @@\n-fn main() {}\n";
+    for json in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write_tree(
+            r,
+            &[
+                ("genesis.json", manifest),
+                (".gitignore", b"Cargo.lock\ntarget/\n"),
+                ("crate/src/lib.rs", MAIN_RS),
+                ("crate/Cargo.lock", LOCK_V1),
+                ("crate/src/target/debug/x.o", b"o\n"),
+                ("keep/Cargo.lock", LOCK_V1),
+                ("keep/a.txt", KEPT),
+            ],
+        );
+        ok(&run_in(r, &["init", "-q"]));
+        ok(&run_in(r, &["open", "-q", "--session", "s"]));
+        ok(&run_stdin(r, &["patch", "-q", "s", "-"], delete));
+        ok(&run_in(r, &["verify", "-q", "s"]));
+        let current = session_current(r);
+        let left = "crate/Cargo.lock\n  crate/src/target/debug/x.o";
+        let warning = |verb: &str| {
+            format!(
+                "genesis: warning: {verb} 2 file(s) the snapshot rules leave out (ignored) under directories session s deletes, as git does; the workspace then holds more than snapshot {current}:\n  {left}\n"
+            )
+        };
+        let want = serde_json::json!(["crate/Cargo.lock", "crate/src/target/debug/x.o"]);
+        if json {
+            let o = run_in(r, &["--json", "apply", "s", "--dry-run"]);
+            assert_eq!(json_out(&o)["left_ignored"], want);
+            let o = run_in(r, &["--json", "apply", "s"]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            assert_eq!(json_out(&o)["left_ignored"], want);
+            assert_eq!(stderr(&o), "");
+        } else {
+            let o = run_in(r, &["apply", "s", "--dry-run"]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            assert_eq!(stderr(&o), warning("would leave"));
+            let o = run_in(r, &["apply", "-q", "s"]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            assert_eq!(stderr(&o), warning("left"));
+        }
+        assert!(!r.join("crate/src/lib.rs").exists());
+        assert!(
+            r.join("crate/Cargo.lock").is_file() && r.join("crate/src/target/debug/x.o").is_file()
+        );
+        assert!(r.join("keep/Cargo.lock").is_file());
+    }
+}
+
+fn session_current(r: &Path) -> String {
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(r.join(".genesis/sessions/s.json")).unwrap())
+            .unwrap();
+    doc["current_snapshot"].as_str().unwrap().to_owned()
+}

@@ -161,3 +161,56 @@ fn a_stat_cache_that_every_file_hits_is_not_rewritten() {
     assert_ne!(std::fs::metadata(&cache).unwrap().ino(), before.ino());
     assert_eq!(genesis::statcache::StatCache::load(&cache).len(), 1);
 }
+
+/// The bytes of tree cache `good` with one byte of the node identity recorded for `dir`
+/// flipped, and the trailer (SHA-256 of every byte before it) made right again: a cache the
+/// loader accepts that names a wrong identity.
+fn with_wrong_identity(good: &[u8], dir: &str) -> Vec<u8> {
+    let mut bytes = good[..good.len() - 32].to_vec();
+    let mut at = 16;
+    loop {
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        if &bytes[at + 4..at + 4 + len] == dir.as_bytes() {
+            bytes[at + 4 + len + 32] ^= 1;
+            break;
+        }
+        at += 4 + len + 64;
+    }
+    let sum = genesis::hash::Digest::of(&bytes);
+    bytes.extend_from_slice(sum.as_bytes());
+    bytes
+}
+
+/// Issue 11 reviewer: a tree cache entry with a wrong identity (and a valid trailer) made every
+/// later snapshot fail (exit 4, "node …: not in canonical (RFC 8785) form"), even after files
+/// changed. A cache never makes a snapshot fail or gives it a wrong identity: the tree is built
+/// again without it and the cache rewritten.
+#[test]
+fn a_tree_cache_entry_with_a_wrong_identity_is_not_trusted() {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    big_tree(&ws);
+    let store = Store::init(&d.path().join("store")).unwrap();
+    let first = snap(&store, &ws);
+    let cache = store.stat_cache_path(&ws).with_extension("tree");
+    let good = std::fs::read(&cache).unwrap();
+    for dir in ["t1/s05", "", "deep/a/b/c"] {
+        let bad = with_wrong_identity(&good, dir);
+        assert!(genesis::tree::TreeCache::decode(&bad).is_some(), "{dir:?}");
+        std::fs::write(&cache, &bad).unwrap();
+        let o = snap(&store, &ws);
+        assert_eq!(o.snapshot.identity(), first.snapshot.identity(), "{dir:?}");
+        assert_eq!(o.nodes_hashed, 68, "{dir:?}: every node built again");
+        assert_eq!(std::fs::read(&cache).unwrap(), good, "{dir:?}: rewritten");
+        assert_eq!(snap(&store, &ws).nodes_hashed, 0, "{dir:?}: trusted again");
+    }
+    // After a file changes elsewhere too (the wrong entry's directory is unchanged).
+    std::fs::write(&cache, with_wrong_identity(&good, "t1/s05")).unwrap();
+    std::fs::write(ws.join("t2/s00/f00.txt"), b"changed\n").unwrap();
+    let o = snap(&store, &ws);
+    let cold = genesis::tree::build(o.snapshot.files(), &o.executable, None);
+    assert_eq!(o.snapshot.identity(), cold.root);
+    assert_ne!(o.snapshot.identity(), first.snapshot.identity());
+    let (read, _) = store.read_snapshot(&o.snapshot.identity()).unwrap();
+    assert_eq!(read.files(), o.snapshot.files());
+}

@@ -60,6 +60,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     if ctx.json {
         super::print_json(&genesis::report::apply_json(&out));
     } else {
+        warn_left_ignored(&out);
         // -q: a dry run's list is its data; a real apply's is a note.
         for c in &out.changes {
             if out.written {
@@ -79,4 +80,25 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         }
     }
     Ok(0)
+}
+
+/// The warning for the files a session's deleted directories keep (the snapshot rules left
+/// them out, so apply leaves them, as git does): the workspace holds more than the snapshot.
+fn warn_left_ignored(out: &genesis::engine::ApplyOutcome) {
+    if out.left_ignored.is_empty() {
+        return;
+    }
+    let list: Vec<String> = out
+        .left_ignored
+        .iter()
+        .map(|p| format!("  {}", genesis::diff::quote_path("", p)))
+        .collect();
+    eprintln!(
+        "genesis: warning: {} {} file(s) the snapshot rules leave out (ignored) under directories session {} deletes, as git does; the workspace then holds more than snapshot {}:\n{}",
+        if out.written { "left" } else { "would leave" },
+        out.left_ignored.len(),
+        out.session.session,
+        out.session.current_snapshot,
+        list.join("\n")
+    );
 }

@@ -1,8 +1,8 @@
-//! `genesis check [DIR] --expect IDENTITY|SNAPSHOT.json|-`: CI reproducibility.
+//! `genesis check [DIR|SNAPSHOT] --expect IDENTITY|SNAPSHOT.json|-`: CI reproducibility.
 
 use std::path::PathBuf;
 
-use genesis::check::{Expected, check};
+use genesis::check::{CheckOutcome, Expected, check};
 use genesis::diff::Operand;
 use genesis::{Digest, Snapshot, Tree};
 
@@ -11,8 +11,11 @@ use super::{CliError, Context};
 /// Arguments of `genesis check`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The tree to check. Default: the workspace root.
-    dir: Option<PathBuf>,
+    /// The tree to check: a directory, or a stored snapshot (its identity or a unique prefix
+    /// of 4 or more hex digits; a name that is both is refused, write ./NAME for the
+    /// directory). Default: the workspace root.
+    #[arg(value_name = "DIR|SNAPSHOT")]
+    dir: Option<String>,
     /// The expected snapshot: an identity (64 hex characters, or a unique prefix of 4 or more
     /// of a snapshot in the store), a file holding a snapshot document or the JSON output of
     /// `genesis snapshot` (with or without --identity), or `-` for such a document on
@@ -258,38 +261,100 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         (None, Some(e)) => e,
         (None, None) => return Err(CliError::usage("give --expect or --accepted")),
     };
+    let actual = actual_operand(ctx, args.dir.as_deref())?;
+    if let Actual::Stored(store, id) = &actual
+        && let Some(e) = stored_expected(store, expect)
+    {
+        // Both stored: only the nodes whose identities differ are read.
+        let outcome = genesis::check::check_stored(store, id, &e)?;
+        let shown = format!("snapshot {}", args.dir.as_deref().unwrap_or_default());
+        return Ok(report(ctx, &outcome, &shown, None));
+    }
     let ExpectedArg {
         expected,
         tree: expected_tree,
         no_tree_reason,
     } = parse_expected(ctx, expect)?;
-    let ws = ctx.workspace_for(args.dir.as_deref());
-    let dir = args.dir.clone().unwrap_or_else(|| ws.root().to_path_buf());
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "{}: not a directory",
-            dir.display()
-        )));
-    }
-    let opts = super::operand_options(ctx, &ws, &dir)?;
-    // A path the expected snapshot holds is compared by content, not dropped because only
-    // the expected side's index exempted it from .gitignore (see `Tree::compare`).
-    let tree = match &expected_tree {
-        Some(t) => Tree::compare(Operand::Dir(dir.clone(), opts), Operand::Tree(t.clone()))?.0,
-        None => Tree::from_dir(&dir, &opts)?,
+    let (tree, shown) = match actual {
+        Actual::Dir(dir, opts) => {
+            // A path the expected snapshot holds is compared by content, not dropped because
+            // only the expected side's index exempted it from .gitignore (see `Tree::compare`).
+            let tree = match &expected_tree {
+                Some(t) => {
+                    Tree::compare(Operand::Dir(dir.clone(), opts), Operand::Tree(t.clone()))?.0
+                }
+                None => Tree::from_dir(&dir, &opts)?,
+            };
+            (tree, dir.display().to_string())
+        }
+        Actual::Stored(store, id) => {
+            let shown = format!("snapshot {}", args.dir.as_deref().unwrap_or_default());
+            let tree = match &expected_tree {
+                Some(t) => Tree::compare(Operand::Stored(store, id), Operand::Tree(t.clone()))?.0,
+                None => Tree::from_store(&store, &id)?,
+            };
+            (tree, shown)
+        }
     };
     let outcome = check(&tree, &expected, expected_tree.as_ref());
+    Ok(report(ctx, &outcome, &shown, no_tree_reason.as_deref()))
+}
+
+/// The stored snapshot `expect` names when it is an identity or unique prefix of one in
+/// `store` and not an existing path (else [`parse_expected`] reads it, with its errors).
+fn stored_expected(store: &genesis::store::Store, expect: &str) -> Option<Digest> {
+    let hex = expect.to_ascii_lowercase();
+    (!std::path::Path::new(expect).exists() && super::ids::is_snapshot_prefix(&hex))
+        .then(|| store.resolve_snapshot(&hex).ok())
+        .flatten()
+}
+
+/// What `check` compares with the expected snapshot.
+enum Actual {
+    Dir(PathBuf, genesis::SnapshotOptions),
+    Stored(genesis::store::Store, Digest),
+}
+
+/// The tree `check`'s operand names: an existing directory (default the workspace root), else
+/// a stored snapshot identity or unique prefix (as `diff` resolves its operands).
+fn actual_operand(ctx: &Context, given: Option<&str>) -> Result<Actual, CliError> {
+    let ws = ctx.workspace_for(given.map(std::path::Path::new));
+    let dir = match given {
+        None => ws.root().to_path_buf(),
+        Some(s) if std::path::Path::new(s).is_dir() => {
+            // The store found from here (as `diff` asks), not one under the directory.
+            let store = ctx.workspace().existing_store().ok().flatten();
+            super::ids::refuse_path_and_snapshot("check operand", s, store.as_ref())?;
+            PathBuf::from(s)
+        }
+        Some(s) => {
+            if let Some(e) = super::ids::too_short_snapshot_prefix("check operand", s) {
+                return Err(e);
+            }
+            if !super::ids::is_snapshot_prefix(s) {
+                return Err(CliError::usage(format!(
+                    "{s}: not a directory and not a snapshot identity"
+                )));
+            }
+            let store = ctx.store()?;
+            let id = super::ids::snapshot(&store, &s.to_ascii_lowercase())?;
+            return Ok(Actual::Stored(store, id));
+        }
+    };
+    let opts = super::operand_options(ctx, &ws, &dir)?;
+    Ok(Actual::Dir(dir, opts))
+}
+
+/// Prints `outcome` (`shown` names the checked tree) and gives the exit status: 0 when it
+/// matches, 1 when not.
+fn report(ctx: &Context, outcome: &CheckOutcome, shown: &str, no_tree_reason: Option<&str>) -> u8 {
     if ctx.json {
-        super::print_json(&genesis::report::check_json(
-            &outcome,
-            no_tree_reason.as_deref(),
-        ));
+        super::print_json(&genesis::report::check_json(outcome, no_tree_reason));
     } else if outcome.matches() {
-        crate::outln!("ok: {} matches {}", dir.display(), outcome.actual);
+        crate::outln!("ok: {shown} matches {}", outcome.actual);
     } else {
         crate::outln!(
-            "mismatch: {} hashes to {}, expected {}",
-            dir.display(),
+            "mismatch: {shown} hashes to {}, expected {}",
             outcome.actual,
             outcome.expected
         );
@@ -300,9 +365,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
                 genesis::diff::quote_path("", c.path.as_str())
             );
         }
-        if let Some(why) = &no_tree_reason {
+        if let Some(why) = no_tree_reason {
             crate::outln!("(cannot list the differing paths: {why})");
         }
     }
-    Ok(if outcome.matches() { 0 } else { 1 })
+    if outcome.matches() { 0 } else { 1 }
 }

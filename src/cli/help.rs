@@ -53,13 +53,15 @@ pub const CHECK: &str = "\
 Examples:
   genesis check --expect adfb3c     the workspace against a stored snapshot (prefix)
   genesis check dist/ --expect dist.snapshot.json
+  genesis check 7c41 --expect adfb  two stored snapshots (only differing directories read)
   genesis snapshot --json | ssh ci genesis check --expect -    another tree against this one
   genesis check --remote s3://ci/genesis --accepted 5f1c…      accepted on the shared store?
 
 Exit status: 0 the tree hashes to the expected identity (with --accepted: an intact
 acceptance record of the snapshot, and of --obligations, is on the remote); 1 it does not
 (differing paths listed; with --accepted: no such record); 2 a bad --expect, DIR or
---remote, or a binary built without the `remote` feature; 4 I/O error.";
+SNAPSHOT (a name both a directory and a snapshot prefix is ambiguous) or --remote, or a
+binary built without the `remote` feature; 4 I/O error or a corrupt store.";
 
 /// After `genesis validate --help`.
 pub const VALIDATE: &str = "\
@@ -68,7 +70,8 @@ Examples:
   genesis validate .genesis/sessions/*.json
 
 Exit status: 0 every document valid; 1 one is not (each failure with its JSON pointer);
-2 a file cannot be read, is not JSON, or repeats a key.";
+2 a file cannot be read, is not JSON, or repeats a key; 4 a store object file that does not
+hash to its name (store corruption).";
 
 /// After `genesis open --help`.
 pub const OPEN: &str = "\

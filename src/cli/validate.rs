@@ -19,26 +19,28 @@ pub struct Args {
 /// Exit 0 when every document is valid, 1 when one is not (each failure printed with its JSON
 /// pointer), 2 when a file cannot be read, is not JSON, or has a member name twice in one object
 /// (`FILE: duplicate key "obligations" at /obligations`, as every other command refuses it; the
-/// others are still checked).
+/// others are still checked), 4 when a store's object file does not hash to its name (store
+/// corruption, as every command reading it reports it). The highest applies.
 pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     let mut results = Vec::new();
     let mut worst = 0u8;
     for f in &args.files {
         // A file that cannot be read or parsed is reported, and the others are still checked.
+        // Each error with its exit status: 4 for store corruption, 2 for any other.
         let parsed = std::fs::read(f)
-            .map_err(|e| format!("{}: {e}", f.display()))
-            .and_then(|b| stored_object_content(f, b))
+            .map_err(|e| (2, format!("{}: {e}", f.display())))
+            .and_then(|b| stored_object_content(f, b).map_err(|m| (4, m)))
             .and_then(|b| {
                 genesis::json::value_from_slice(&b).map_err(|e| match e {
-                    genesis::json::JsonError::Duplicate(d) => format!("{}: {d}", f.display()),
-                    e => format!("{}: invalid JSON: {e}", f.display()),
+                    genesis::json::JsonError::Duplicate(d) => (2, format!("{}: {d}", f.display())),
+                    e => (2, format!("{}: invalid JSON: {e}", f.display())),
                 })
             });
         let value = match parsed {
             Ok(v) => v,
-            Err(message) => {
+            Err((code, message)) => {
                 eprintln!("genesis: error: {message}");
-                worst = 2;
+                worst = worst.max(code);
                 results.push(serde_json::json!({
                     "file": f,
                     "kind": null,
@@ -147,7 +149,7 @@ fn stored_object_content(path: &std::path::Path, bytes: Vec<u8>) -> Result<Vec<u
     }
     genesis::store::codec::decode_bytes(bytes, &expected).map_err(|actual| {
         format!(
-            "{}: a stored object that does not hash to its name (expected {expected}, found {actual})",
+            "{}: store corruption: the stored object does not hash to its name (expected {expected}, found {actual})",
             path.display()
         )
     })

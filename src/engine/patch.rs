@@ -313,10 +313,10 @@ impl Engine {
     /// [`PatchSessionError::Verify`] (the patch is recorded then).
     ///
     /// # Events
-    /// With `verify`, the obligation events of [`Engine::verify`]; then
-    /// [`EventKind::PatchRecorded`] when a patch was recorded; then, with `verify`, the
-    /// verification's events (`Verified`, then `ApprovalNeeded` or the failure event). A
-    /// failure is returned, not emitted.
+    /// [`EventKind::PatchRecorded`] when a patch was recorded (also when the verification
+    /// then fails: the patch stays recorded); then, with `verify`, the events of
+    /// [`Engine::verify`]: the obligation events, `Verified`, then `ApprovalNeeded` or the
+    /// failure event. A failure is returned, not emitted.
     pub fn patch(
         &self,
         id: &str,
@@ -324,17 +324,24 @@ impl Engine {
         verify: Option<&VerifyOptions>,
         observer: &mut dyn Observer,
     ) -> Result<PatchOutcome, PatchSessionError> {
-        let out = self.patch_inner(id, input, verify, observer)?;
-        if let Some(e) = &out.entry {
-            observer.event(&patch_recorded(
-                &out.session,
-                e,
-                out.changes.len(),
-                (out.lines_added, out.lines_removed),
-            ));
-        }
-        if let (Some(v), Some(vopts)) = (&out.verification, verify) {
-            super::verify::report_verified(v, vopts, observer);
+        let mut out = self.patch_inner(id, input)?;
+        let Some(e) = &out.entry else {
+            return Ok(out);
+        };
+        // Recorded, so said at once: before the verification's events, and also when the
+        // verification then fails (the patch stays recorded).
+        observer.event(&patch_recorded(
+            &out.session,
+            e,
+            out.changes.len(),
+            (out.lines_added, out.lines_removed),
+        ));
+        if let Some(vopts) = verify {
+            let v = self.verify_inner(id, vopts, observer, true)?;
+            out.session = v.session.clone();
+            out.entry = out.session.patches.last().cloned();
+            super::verify::report_verified(&v, vopts, observer);
+            out.verification = Some(v);
         }
         Ok(out)
     }
@@ -343,8 +350,6 @@ impl Engine {
         &self,
         id: &str,
         input: PatchInput<'_>,
-        verify: Option<&VerifyOptions>,
-        observer: &mut dyn Observer,
     ) -> Result<PatchOutcome, PatchSessionError> {
         let mut guard = self.locked(id, true)?;
         let (session, state) = (guard.session(), guard.state());
@@ -441,7 +446,7 @@ impl Engine {
             state.checkout_from = Some(new_snapshot.identity());
         }
         let (session, _) = guard.commit()?;
-        let mut outcome = PatchOutcome {
+        Ok(PatchOutcome {
             session,
             entry: Some(entry),
             changes: change_list,
@@ -450,14 +455,7 @@ impl Engine {
             static_results,
             verification: None,
             skipped,
-        };
-        if let Some(vopts) = verify {
-            let v = self.verify_inner(id, vopts, observer, true)?;
-            outcome.session = v.session.clone();
-            outcome.entry = outcome.session.patches.last().cloned();
-            outcome.verification = Some(v);
-        }
-        Ok(outcome)
+        })
     }
 
     /// The snapshot, executable bits and text a submitted diff gives on `current`, with every

@@ -45,7 +45,8 @@ pub struct DiffArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckArgs {
-    /// The tree to check, inside the workspace. Default: the workspace root.
+    /// The tree to check: a directory inside the workspace, or a stored snapshot identity (or
+    /// unique prefix of 4+ hex digits). Default: the workspace root.
     pub dir: Option<String>,
     /// The expected snapshot identity (64 hex digits, or a unique prefix of 4+ of a stored
     /// snapshot).

@@ -182,7 +182,7 @@ impl GenesisServer {
             tool::<CheckArgs>(
                 "check",
                 runs_nothing(
-                    "Check that a directory inside the workspace hashes to an expected snapshot identity; the result is `genesis check --json` (`match`, and the differing paths).",
+                    "Check that a directory inside the workspace, or a stored snapshot, hashes to an expected snapshot identity; the result is `genesis check --json` (`match`, and the differing paths).",
                 ),
             ),
             tool::<OpenArgs>(

@@ -310,10 +310,18 @@ pub fn diff(scope: &Scope, a: DiffArgs) -> ToolResult {
     Ok(Done { value, summary })
 }
 
-/// `check`: `genesis check [DIR] --expect IDENTITY --json` (the expected snapshot named by
-/// its identity or a unique prefix; a document file is not taken).
+/// `check`: `genesis check [DIR|SNAPSHOT] --expect IDENTITY --json` (the expected snapshot
+/// named by its identity or a unique prefix; a document file is not taken).
 pub fn check_tool(scope: &Scope, a: CheckArgs) -> ToolResult {
-    let dir = dir_or_root(scope, "dir", a.dir.as_deref())?;
+    // A directory inside the workspace, else a stored snapshot (as `diff` takes operands).
+    let given = match a.dir.as_deref() {
+        Some(g) => operand(scope, "dir", g)?,
+        None => {
+            let dir = dir_or_root(scope, "dir", None)?;
+            let opts = operand_options(scope, &dir)?;
+            Operand::Dir(dir, opts)
+        }
+    };
     let ws = scope.workspace();
     let (expected, tree) = if a.expect.len() == 64 && is_snapshot_prefix(&a.expect) {
         let d: crate::Digest = a
@@ -338,18 +346,23 @@ pub fn check_tool(scope: &Scope, a: CheckArgs) -> ToolResult {
             a.expect
         )));
     };
-    let opts = operand_options(scope, &dir)?;
-    let actual = match &tree {
-        Some(t) => Tree::compare(Operand::Dir(dir.clone(), opts), Operand::Tree(t.clone()))?.0,
-        None => Tree::from_dir(&dir, &opts)?,
+    let shown = match &given {
+        Operand::Dir(dir, _) => dir.display().to_string(),
+        Operand::Tree(t) => format!("snapshot {}", t.snapshot.identity()),
+        Operand::Stored(_, id) => format!("snapshot {id}"),
+    };
+    let actual = match (given, &tree) {
+        (given, Some(t)) => Tree::compare(given, Operand::Tree(t.clone()))?.0,
+        (Operand::Dir(dir, opts), None) => Tree::from_dir(&dir, &opts)?,
+        (Operand::Tree(t), None) => t,
+        (Operand::Stored(st, id), None) => Tree::from_store(&st, &id)?,
     };
     let outcome = check(&actual, &expected, tree.as_ref());
     let summary = if outcome.matches() {
-        format!("ok: {} matches {}", dir.display(), outcome.actual)
+        format!("ok: {shown} matches {}", outcome.actual)
     } else {
         format!(
-            "mismatch: {} hashes to {}, expected {} ({} path(s) differ)",
-            dir.display(),
+            "mismatch: {shown} hashes to {}, expected {} ({} path(s) differ)",
             outcome.actual,
             outcome.expected,
             outcome.differences.len()

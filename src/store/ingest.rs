@@ -87,7 +87,8 @@ impl Store {
         for d in dirs {
             fsync_dir(&d).map_err(io)?;
         }
-        self.write_snapshot(&outcome.snapshot, &outcome.executable)?;
+        let mut outcome = outcome;
+        self.write_snapshot_or_rebuild(&mut outcome, opts.stat_cache.as_deref())?;
         Ok((outcome, added.load(Ordering::Relaxed)))
     }
 

@@ -78,6 +78,45 @@ impl Store {
         Ok(())
     }
 
+    /// [`Store::write_snapshot`] of a snapshot just taken of a directory whose stat cache is
+    /// `stat_cache`. A v0.2 node whose bytes do not hash to the identity the build gave it can
+    /// only come from the tree cache beside the stat cache (`<key>.tree`, [`crate::tree::cache`]):
+    /// an entry with a wrong identity. A cache must never make a snapshot fail nor give it a
+    /// wrong identity, so the tree is then built again without the cache (every node hashed),
+    /// the cache rewritten from that build, and the snapshot written as built anew.
+    ///
+    /// # Errors
+    /// As [`Store::write_snapshot`] (for the rebuilt snapshot).
+    pub(super) fn write_snapshot_or_rebuild(
+        &self,
+        outcome: &mut crate::snapshot::SnapshotOutcome,
+        stat_cache: Option<&std::path::Path>,
+    ) -> Result<(), StoreError> {
+        match self.write_snapshot(&outcome.snapshot, &outcome.executable) {
+            Err(StoreError::BadTree { .. })
+                if outcome.snapshot.format() == crate::snapshot::SnapshotFormat::V0_2 =>
+            {
+                let none = crate::tree::TreeCache::default();
+                let files = outcome.snapshot.files().to_vec();
+                let rebuilt =
+                    Snapshot::with_tree_cache(files, &outcome.executable, None, Some(&none))
+                        .map_err(|source| StoreError::BadSnapshot {
+                            path: self.root.clone(),
+                            source,
+                        })?;
+                if let (Some(path), Some(built)) = (stat_cache, rebuilt.built_tree()) {
+                    // Beside the stat cache, as the walk keeps it; one that cannot be written
+                    // only costs speed next time.
+                    let _ = crate::tree::TreeCache::of(built).save(&path.with_extension("tree"));
+                }
+                outcome.nodes_hashed = rebuilt.built_tree().map_or(0, |t| t.fresh_count());
+                outcome.snapshot = rebuilt;
+                self.write_snapshot(&outcome.snapshot, &outcome.executable)
+            }
+            other => other,
+        }
+    }
+
     /// The identities of the stored v0.2 roots (`snapshots/<id>.tree` markers whose root node
     /// is present) that start with `prefix` (lowercase hex).
     pub(super) fn tree_roots(&self, prefix: &str) -> Vec<Digest> {

@@ -2,6 +2,7 @@
 
 use super::*;
 
+mod left;
 pub(crate) mod preconditions;
 
 /// Options for [`Engine::apply`].
@@ -26,6 +27,10 @@ pub struct ApplyOutcome {
     pub changes: Vec<Change>,
     /// False on a dry run.
     pub written: bool,
+    /// Files the snapshot rules left out (ignored) under the directories the session deletes:
+    /// apply leaves them, as git does, so the workspace then holds more than the verified
+    /// snapshot. Relative to the workspace root, `/`-separated, sorted.
+    pub left_ignored: Vec<String>,
 }
 
 /// Errors of [`Engine::apply`]: only what apply can return. Each converts into the
@@ -237,11 +242,13 @@ impl Engine {
                 conflicts,
             });
         }
+        let left_ignored = left::left_under_deleted(&root, &base.snapshot, &current.snapshot);
         if opts.dry_run {
             return Ok(ApplyOutcome {
                 session: guard.release().0,
                 changes: list,
                 written: false,
+                left_ignored,
             });
         }
         if state.in_place {
@@ -253,6 +260,7 @@ impl Engine {
                 session,
                 changes: list,
                 written: true,
+                left_ignored,
             });
         }
         let journal = Journal {
@@ -271,6 +279,7 @@ impl Engine {
             session,
             changes: list,
             written: true,
+            left_ignored,
         })
     }
 
