@@ -2,9 +2,9 @@
 //! opening its directory once, listing it with `getdents64` into one buffer, consulting the
 //! ignore rules per entry without building a path per entry (the `ignore` crate's gitignore
 //! matchers, so the rules mean exactly what they meant with its walker), and `statx`-ing each
-//! member file relative to the directory's descriptor (no path lookup from the root). The
-//! files come back already in path-byte order: each directory returns its files and its
-//! subdirectories' files as runs in the order of their paths, so no global sort is needed.
+//! member file relative to the directory's descriptor (no path lookup from the root). Each
+//! directory appends its files to one of a few shared lists (about one per thread, so they are
+//! large allocations that are given back when merged), sorted once at the end.
 
 use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
@@ -14,19 +14,16 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ignore::Match;
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::overrides::Override;
 use rayon::prelude::*;
-use rustix::fs::{AtFlags, FileType, OFlags, RawDir, StatxFlags};
+use rustix::fs::{AtFlags, FileType, OFlags, StatxFlags};
 
 use super::parents::ParentRules;
 use super::{ScannedFile, SkipReason, Skipped, SnapshotError, SnapshotOptions, StatKey};
+use crate::dirwalk::{Level, list};
 use crate::path::{STORE_DIR_NAME, WorkspacePath};
 
-/// Bytes of the `getdents64` buffer of one directory.
-const DIRENT_BUFFER: usize = 32 * 1024;
-
-/// What the walk found: files in path-byte order, skipped entries and errors in no order.
+/// What the walk found: files sorted by path bytes, skipped entries and errors in no order.
 #[derive(Default)]
 pub(super) struct ScanParts {
     pub(super) files: Vec<ScannedFile>,
@@ -49,16 +46,6 @@ pub(super) struct Filters {
     pub(super) store_rel: Option<PathBuf>,
 }
 
-/// The `.genesisignore` and `.gitignore` matchers of one directory, and the nearest directory
-/// above it that has any (directories without ignore files are not in the chain).
-struct Level {
-    up: Option<Arc<Level>>,
-    /// Bytes of the directory's path relative to the root (0 for the root).
-    rel_len: usize,
-    custom: Gitignore,
-    git: Gitignore,
-}
-
 /// One walk over a tree.
 pub(super) struct Walker<'a> {
     root: &'a Path,
@@ -71,13 +58,9 @@ pub(super) struct Walker<'a> {
     failed: AtomicBool,
     skipped: Mutex<Vec<Skipped>>,
     errors: Mutex<Vec<(PathBuf, SnapshotError)>>,
+    /// Lists of files found, each held by one directory at a time.
+    bags: Mutex<Vec<Vec<ScannedFile>>>,
 }
-
-/// A listed entry: its name's span in the directory's name buffer and its type.
-type Entry = (usize, usize, FileType);
-
-/// The files of a directory and of those below it, as runs in path order.
-type Runs = Vec<Vec<ScannedFile>>;
 
 /// A subdirectory still to walk.
 struct Sub {
@@ -97,23 +80,25 @@ impl<'a> Walker<'a> {
             failed: AtomicBool::new(false),
             skipped: Mutex::new(Vec::new()),
             errors: Mutex::new(Vec::new()),
+            bags: Mutex::new(Vec::new()),
         }
     }
 
     /// Walks the whole tree on rayon's threads.
     pub(super) fn run(self) -> ScanParts {
-        let top = Arc::new(Level {
-            up: None,
-            rel_len: 0,
-            custom: Gitignore::empty(),
-            git: Gitignore::empty(),
-        });
-        let runs = self.dir(Vec::new(), self.root.to_path_buf(), &top);
-        let n = runs.iter().map(Vec::len).sum();
-        let mut files = Vec::with_capacity(n);
-        for r in runs {
-            files.extend(r);
+        self.dir(Vec::new(), self.root.to_path_buf(), &Level::top());
+        let mut bags = self.bags.into_inner().unwrap_or_else(|e| e.into_inner());
+        // Into the largest list; each other one is given back as it is emptied.
+        bags.sort_unstable_by_key(|b| std::cmp::Reverse(b.len()));
+        let mut bags = bags.into_iter();
+        let mut files = bags.next().unwrap_or_default();
+        let rest: Vec<_> = bags.collect();
+        files.reserve_exact(rest.iter().map(Vec::len).sum());
+        for b in rest {
+            files.extend(b);
         }
+        // Paths are unique, so an unstable sort gives the one order.
+        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         ScanParts {
             files,
             skipped: self.skipped.into_inner().unwrap_or_else(|e| e.into_inner()),
@@ -130,9 +115,9 @@ impl<'a> Walker<'a> {
     }
 
     /// Walks the directory `rel` (relative to the root, `fs_path` on disk) below `level`.
-    fn dir(&self, rel: Vec<u8>, fs_path: PathBuf, level: &Arc<Level>) -> Runs {
+    fn dir(&self, rel: Vec<u8>, fs_path: PathBuf, level: &Arc<Level>) {
         if self.failed.load(Ordering::Relaxed) {
-            return Vec::new();
+            return;
         }
         // The root is followed if it is a link (as it always was); nothing below it is.
         let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
@@ -147,30 +132,19 @@ impl<'a> Walker<'a> {
             Ok(fd) => fd,
             Err(e) => {
                 self.fail(fs_path.clone(), walk_err(&fs_path, e));
-                return Vec::new();
+                return;
             }
         };
-        let (names, mut entries) = match list(&fd) {
+        let (names, entries) = match list(&fd) {
             Ok(l) => l,
             Err(e) => {
                 self.fail(fs_path.clone(), walk_err(&fs_path, e));
-                return Vec::new();
+                return;
             }
         };
-        let level = self.level_of(&rel, &fs_path, &names, &entries, level);
-        // In the order of the paths below: a directory's contents sort as its name plus "/".
-        let key = |e: &Entry| (&names[e.0..e.1], e.2 == FileType::Directory);
-        entries.sort_unstable_by(|a, b| {
-            let (na, da) = key(a);
-            let (nb, db) = key(b);
-            let sa = na.iter().chain(da.then_some(&b'/'));
-            let sb = nb.iter().chain(db.then_some(&b'/'));
-            sa.cmp(sb)
-        });
-        // Runs of this directory's files, with the place of each subdirectory's runs.
-        let mut out: Vec<Option<Vec<ScannedFile>>> = Vec::new();
-        let mut subs: Vec<(usize, Sub)> = Vec::new();
-        let mut run: Vec<ScannedFile> = Vec::new();
+        let level = Level::of(&self.abs_root, &rel, &fs_path, &names, &entries, level);
+        let mut subs: Vec<Sub> = Vec::new();
+        let mut bag = self.take_bag();
         let mut cand = rel.clone();
         if !cand.is_empty() {
             cand.push(b'/');
@@ -185,88 +159,40 @@ impl<'a> Walker<'a> {
                 continue;
             }
             if is_dir {
-                if !run.is_empty() {
-                    out.push(Some(std::mem::take(&mut run)));
-                }
-                subs.push((
-                    out.len(),
-                    Sub {
-                        rel: cand.clone(),
-                        fs_path: fs_path.join(OsStr::from_bytes(name)),
-                    },
-                ));
-                out.push(None);
+                subs.push(Sub {
+                    rel: cand.clone(),
+                    fs_path: fs_path.join(OsStr::from_bytes(name)),
+                });
                 continue;
             }
             match self.file(&fd, &fs_path, &cand, name, ft) {
-                Ok(Some(f)) => run.push(f),
+                Ok(Some(f)) => bag.push(f),
                 Ok(None) => {}
                 Err((at, e)) => {
                     self.fail(at, e);
-                    return Vec::new();
+                    break;
                 }
             }
         }
-        if !run.is_empty() {
-            out.push(Some(run));
-        }
+        self.bags
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(bag);
         drop(fd);
-        let below: Vec<(usize, Runs)> = subs
-            .into_par_iter()
-            .map(|(at, s)| (at, self.dir(s.rel, s.fs_path, &level)))
-            .collect();
-        let mut below = below.into_iter().peekable();
-        let mut runs = Vec::with_capacity(out.len());
-        for (i, r) in out.into_iter().enumerate() {
-            match r {
-                Some(r) => runs.push(r),
-                None => {
-                    if let Some((_, sub)) = below.next_if(|(at, _)| *at == i) {
-                        runs.extend(sub);
-                    }
-                }
-            }
+        if self.failed.load(Ordering::Relaxed) {
+            return;
         }
-        runs
+        subs.into_par_iter()
+            .for_each(|s| self.dir(s.rel, s.fs_path, &level));
     }
 
-    /// The rules in force inside the directory `rel`: `up`'s, plus its own ignore files when
-    /// it has any (read as the `ignore` crate reads them: through a link if the file is one
-    /// and exists, a bad line passed over, a file that cannot be read ignored).
-    fn level_of(
-        &self,
-        rel: &[u8],
-        fs_path: &Path,
-        names: &[u8],
-        entries: &[Entry],
-        up: &Arc<Level>,
-    ) -> Arc<Level> {
-        let has = |n: &str| entries.iter().any(|e| &names[e.0..e.1] == n.as_bytes());
-        let (has_custom, has_git) = (has(".genesisignore"), has(".gitignore"));
-        if !has_custom && !has_git {
-            return up.clone();
-        }
-        let base = self.abs_root.join(OsStr::from_bytes(rel));
-        let matcher = |present: bool, name: &str| {
-            let file = fs_path.join(name);
-            if !present || !file.exists() {
-                return Gitignore::empty();
-            }
-            let mut b = GitignoreBuilder::new(&base);
-            let _ = b.add(&file);
-            b.build().unwrap_or_else(|_| Gitignore::empty())
-        };
-        let custom = matcher(has_custom, ".genesisignore");
-        let git = matcher(has_git, ".gitignore");
-        if custom.is_empty() && git.is_empty() {
-            return up.clone();
-        }
-        Arc::new(Level {
-            up: Some(up.clone()),
-            rel_len: rel.len(),
-            custom,
-            git,
-        })
+    /// A list to append files to: one no other directory holds (a new one if all are held).
+    fn take_bag(&self) -> Vec<ScannedFile> {
+        self.bags
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default()
     }
 
     /// Whether the entry at `rel` (relative to the root; `name` its last component) is left
@@ -287,7 +213,7 @@ impl<'a> Walker<'a> {
         if decided.is_ignore() {
             return true;
         }
-        if decided.is_none() && ignored_by_files(rel, is_dir, level) {
+        if decided.is_none() && level.ignores(rel, is_dir) {
             return true;
         }
         if !f.parents.is_empty() && f.parents.ignores(&f.canonical_root.join(path), is_dir) {
@@ -372,63 +298,6 @@ impl<'a> Walker<'a> {
             stat,
         }))
     }
-}
-
-/// Whether the ignore files of the directories from `level` up leave out `rel`: the nearest
-/// `.genesisignore` that matches decides, else the nearest `.gitignore` that matches.
-fn ignored_by_files(rel: &[u8], is_dir: bool, level: &Level) -> bool {
-    let (mut custom, mut git) = (Match::None, Match::None);
-    let mut at = Some(level);
-    while let Some(l) = at {
-        // The candidate relative to the directory of the ignore file.
-        let sub = if l.rel_len == 0 {
-            rel
-        } else {
-            &rel[l.rel_len + 1..]
-        };
-        let sub = Path::new(OsStr::from_bytes(sub));
-        if custom.is_none() {
-            custom = l.custom.matched(sub, is_dir).map(|_| ());
-        }
-        if git.is_none() {
-            git = l.git.matched(sub, is_dir).map(|_| ());
-        }
-        if !custom.is_none() {
-            break;
-        }
-        at = l.up.as_deref();
-    }
-    if custom.is_none() {
-        git.is_ignore()
-    } else {
-        custom.is_ignore()
-    }
-}
-
-/// The names of the directory open at `fd` (all in one buffer) and, per entry, its name's
-/// span in it and its type (`lstat`ed when the file system does not say).
-fn list(fd: &OwnedFd) -> rustix::io::Result<(Vec<u8>, Vec<Entry>)> {
-    let mut buf = Vec::with_capacity(DIRENT_BUFFER);
-    let mut names = Vec::new();
-    let mut entries = Vec::new();
-    let mut dir = RawDir::new(fd, buf.spare_capacity_mut());
-    while let Some(entry) = dir.next() {
-        let entry = entry?;
-        let name = entry.file_name().to_bytes();
-        if name == b"." || name == b".." {
-            continue;
-        }
-        let mut ft = entry.file_type();
-        if ft == FileType::Unknown {
-            ft = FileType::from_raw_mode(
-                rustix::fs::statat(fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)?.st_mode,
-            );
-        }
-        let start = names.len();
-        names.extend_from_slice(name);
-        entries.push((start, names.len(), ft));
-    }
-    Ok((names, entries))
 }
 
 /// The stat cache's fields and the owner's executable bit of `name` in the directory open at
