@@ -23,6 +23,7 @@ pub mod bpt;
 pub mod check;
 pub mod clock;
 pub mod diff;
+pub(crate) mod dirwalk;
 pub mod engine;
 pub mod error_kind;
 pub mod events;

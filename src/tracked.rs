@@ -299,68 +299,13 @@ fn read_entries(index: &Path, prefix: &Path) -> Result<Option<Entries>, TrackedE
     Ok(Some(out))
 }
 
-/// A directory walk of `root` with the membership ignore rules (DESIGN section 2), the one
-/// definition the snapshot scan and the nested-repository search share: `.gitignore` and
-/// `.genesisignore` files inside the tree only (none above the root, no `.git/info/exclude`,
-/// no global excludes, with or without a `.git`), hidden files kept, symbolic links never
-/// followed.
-pub(crate) fn member_walk(root: &Path) -> ignore::WalkBuilder {
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .standard_filters(false)
-        .hidden(false)
-        .parents(false)
-        .ignore(false)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(false)
-        .require_git(false)
-        .follow_links(false)
-        .add_custom_ignore_filename(".genesisignore");
-    builder
-}
-
 /// The directories below `root` (relative, `/`-separated, UTF-8) that hold a `.git` entry
 /// and that the snapshot walk ([`crate::snapshot::scan`]) descends into: the walk's
-/// `.gitignore`/`.genesisignore` rules, no symbolic links followed, `.git` directories and the
-/// top-level `.genesis` never entered. Unreadable directories are passed over (the snapshot's
-/// own walk reports them).
+/// `.gitignore`/`.genesisignore` rules (the one definition they share, [`crate::dirwalk`]), no
+/// symbolic links followed, `.git` directories and the top-level `.genesis` never entered.
+/// Unreadable directories are passed over (the snapshot's own walk reports them).
 fn nested_repositories(root: &Path) -> Vec<String> {
-    let mut builder = member_walk(root);
-    builder.filter_entry(|entry| {
-        entry.depth() == 0
-            || (entry.file_type().is_some_and(|t| t.is_dir())
-                && entry.file_name() != ".git"
-                && !(entry.depth() == 1 && entry.file_name() == crate::path::STORE_DIR_NAME))
-    });
-    // On several threads, as the snapshot's own walk; the result is sorted.
-    let found = std::sync::Mutex::new(Vec::new());
-    builder
-        .threads(rayon::current_num_threads().max(1))
-        .build_parallel()
-        .run(|| {
-            Box::new(|entry| {
-                let Ok(entry) = entry else {
-                    return ignore::WalkState::Continue;
-                };
-                if entry.depth() == 0
-                    || !entry.file_type().is_some_and(|t| t.is_dir())
-                    || std::fs::symlink_metadata(entry.path().join(".git")).is_err()
-                {
-                    return ignore::WalkState::Continue;
-                }
-                if let Some(rel) = entry.path().strip_prefix(root).ok().and_then(Path::to_str) {
-                    found
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(rel.to_owned());
-                }
-                ignore::WalkState::Continue
-            })
-        });
-    let mut out = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    out.sort();
-    out
+    crate::dirwalk::repositories(root, crate::path::STORE_DIR_NAME)
 }
 
 /// Whether `root/rel` is a directory reached through real directories only (no component is a

@@ -1,20 +1,29 @@
-//! The snapshot walk's threads: each collects the member files it meets into its own lists
-//! ([`Visit`]), merged when the walk ends (see [`super::scan`]).
+//! The snapshot walk (see [`super::scan`]): one task per directory on rayon's threads, each
+//! opening its directory once, listing it with `getdents64` into one buffer, consulting the
+//! ignore rules per entry without building a path per entry (the `ignore` crate's gitignore
+//! matchers, so the rules mean exactly what they meant with its walker), and `statx`-ing each
+//! member file relative to the directory's descriptor (no path lookup from the root). Each
+//! directory appends its files to one of a few shared lists (about one per thread, so they are
+//! large allocations that are given back when merged), sorted once at the end.
 
+use std::ffi::OsStr;
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
+use ignore::Match;
+use ignore::overrides::Override;
+use rayon::prelude::*;
+use rustix::fs::{AtFlags, FileType, OFlags, StatxFlags};
+
+use super::parents::ParentRules;
 use super::{ScannedFile, SkipReason, Skipped, SnapshotError, SnapshotOptions, StatKey};
-use crate::path::WorkspacePath;
+use crate::dirwalk::{Level, list};
+use crate::path::{STORE_DIR_NAME, WorkspacePath};
 
-/// Threads for the directory walk: rayon's (`RAYON_NUM_THREADS`, else one per core), at
-/// least 1.
-pub(super) fn walk_threads() -> usize {
-    rayon::current_num_threads().max(1)
-}
-
-/// What the walk's threads found, merged.
+/// What the walk found: files sorted by path bytes, skipped entries and errors in no order.
 #[derive(Default)]
 pub(super) struct ScanParts {
     pub(super) files: Vec<ScannedFile>,
@@ -24,112 +33,243 @@ pub(super) struct ScanParts {
     pub(super) errors: Vec<(PathBuf, SnapshotError)>,
 }
 
-/// Hands each walk thread a [`Visit`].
-pub(super) struct Collector<'a> {
-    pub(super) root: &'a Path,
-    pub(super) opts: &'a SnapshotOptions,
-    pub(super) count: &'a AtomicUsize,
-    pub(super) shared: &'a Mutex<ScanParts>,
+/// The rules that leave an entry out besides the ignore files: the manifest's `exclude`
+/// globs, the ignore files above the tree, `.git`, the store.
+pub(super) struct Filters {
+    /// `exclude` as `ignore` overrides (checked first; a match decides).
+    pub(super) overrides: Option<Override>,
+    /// The ignore rules of the directories above the tree.
+    pub(super) parents: ParentRules,
+    /// The tree's resolved path, to which [`Filters::parents`] rules apply.
+    pub(super) canonical_root: PathBuf,
+    /// A store directory inside the tree, relative to the root.
+    pub(super) store_rel: Option<PathBuf>,
 }
 
-impl<'s> ignore::ParallelVisitorBuilder<'s> for Collector<'s> {
-    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
-        Box::new(Visit {
-            root: self.root,
-            opts: self.opts,
-            count: self.count,
-            shared: self.shared,
-            parts: ScanParts::default(),
-        })
-    }
-}
-
-/// One walk thread: collects into its own lists, merged into `shared` when the thread ends.
-struct Visit<'a> {
+/// One walk over a tree.
+pub(super) struct Walker<'a> {
     root: &'a Path,
     opts: &'a SnapshotOptions,
-    count: &'a AtomicUsize,
-    shared: &'a Mutex<ScanParts>,
-    parts: ScanParts,
+    filters: Filters,
+    /// The root made absolute: the base of every matcher, so that a relative candidate path is
+    /// never mistaken for one under the matcher's directory.
+    abs_root: PathBuf,
+    count: AtomicUsize,
+    failed: AtomicBool,
+    skipped: Mutex<Vec<Skipped>>,
+    errors: Mutex<Vec<(PathBuf, SnapshotError)>>,
+    /// Lists of files found, each held by one directory at a time.
+    bags: Mutex<Vec<Vec<ScannedFile>>>,
 }
 
-impl Drop for Visit<'_> {
-    fn drop(&mut self) {
-        let mine = std::mem::take(&mut self.parts);
-        let mut all = self.shared.lock().unwrap_or_else(|e| e.into_inner());
-        if all.files.is_empty() {
-            all.files = mine.files;
-        } else {
-            all.files.extend(mine.files);
+/// A subdirectory still to walk.
+struct Sub {
+    rel: Vec<u8>,
+    fs_path: PathBuf,
+}
+
+impl<'a> Walker<'a> {
+    pub(super) fn new(root: &'a Path, opts: &'a SnapshotOptions, filters: Filters) -> Self {
+        let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        Walker {
+            root,
+            opts,
+            filters,
+            abs_root,
+            count: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            skipped: Mutex::new(Vec::new()),
+            errors: Mutex::new(Vec::new()),
+            bags: Mutex::new(Vec::new()),
         }
-        all.skipped.extend(mine.skipped);
-        all.errors.extend(mine.errors);
     }
-}
 
-impl ignore::ParallelVisitor for Visit<'_> {
-    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
-        match self.entry(entry) {
-            Ok(()) => ignore::WalkState::Continue,
-            Err((at, e)) => {
-                self.parts.errors.push((at, e));
-                ignore::WalkState::Quit
+    /// Walks the whole tree on rayon's threads.
+    pub(super) fn run(self) -> ScanParts {
+        self.dir(Vec::new(), self.root.to_path_buf(), &Level::top());
+        let mut bags = self.bags.into_inner().unwrap_or_else(|e| e.into_inner());
+        // Into the largest list; each other one is given back as it is emptied.
+        bags.sort_unstable_by_key(|b| std::cmp::Reverse(b.len()));
+        let mut bags = bags.into_iter();
+        let mut files = bags.next().unwrap_or_default();
+        let rest: Vec<_> = bags.collect();
+        files.reserve_exact(rest.iter().map(Vec::len).sum());
+        for b in rest {
+            files.extend(b);
+        }
+        // Paths are unique, so an unstable sort gives the one order.
+        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        ScanParts {
+            files,
+            skipped: self.skipped.into_inner().unwrap_or_else(|e| e.into_inner()),
+            errors: self.errors.into_inner().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
+
+    fn fail(&self, at: PathBuf, e: SnapshotError) {
+        self.failed.store(true, Ordering::Relaxed);
+        self.errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((at, e));
+    }
+
+    /// Walks the directory `rel` (relative to the root, `fs_path` on disk) below `level`.
+    fn dir(&self, rel: Vec<u8>, fs_path: PathBuf, level: &Arc<Level>) {
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        // The root is followed if it is a link (as it always was); nothing below it is.
+        let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        if !rel.is_empty() {
+            flags |= OFlags::NOFOLLOW;
+        }
+        let walk_err = |path: &Path, e: rustix::io::Errno| SnapshotError::Walk {
+            path: path.to_path_buf(),
+            source: e.into(),
+        };
+        let fd = match rustix::fs::open(&fs_path, flags, rustix::fs::Mode::empty()) {
+            Ok(fd) => fd,
+            Err(e) => {
+                self.fail(fs_path.clone(), walk_err(&fs_path, e));
+                return;
+            }
+        };
+        let (names, entries) = match list(&fd) {
+            Ok(l) => l,
+            Err(e) => {
+                self.fail(fs_path.clone(), walk_err(&fs_path, e));
+                return;
+            }
+        };
+        let level = Level::of(&self.abs_root, &rel, &fs_path, &names, &entries, level);
+        let mut subs: Vec<Sub> = Vec::new();
+        let mut bag = self.take_bag();
+        let mut cand = rel.clone();
+        if !cand.is_empty() {
+            cand.push(b'/');
+        }
+        let base = cand.len();
+        for &(start, end, ft) in &entries {
+            let name = &names[start..end];
+            cand.truncate(base);
+            cand.extend_from_slice(name);
+            let is_dir = ft == FileType::Directory;
+            if self.left_out(&cand, name, is_dir, &level) {
+                continue;
+            }
+            if is_dir {
+                subs.push(Sub {
+                    rel: cand.clone(),
+                    fs_path: fs_path.join(OsStr::from_bytes(name)),
+                });
+                continue;
+            }
+            match self.file(&fd, &fs_path, &cand, name, ft) {
+                Ok(Some(f)) => bag.push(f),
+                Ok(None) => {}
+                Err((at, e)) => {
+                    self.fail(at, e);
+                    break;
+                }
             }
         }
+        self.bags
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(bag);
+        drop(fd);
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        subs.into_par_iter()
+            .for_each(|s| self.dir(s.rel, s.fs_path, &level));
     }
-}
 
-impl Visit<'_> {
-    /// Files one walk entry: a member file, a skipped special file, or nothing (the root, a
-    /// directory). An error comes with the path it concerns.
-    fn entry(
-        &mut self,
-        entry: Result<ignore::DirEntry, ignore::Error>,
-    ) -> Result<(), (PathBuf, SnapshotError)> {
-        let root = self.root;
-        let entry = entry.map_err(|e| {
-            let e = walk_error(root, e);
-            (error_at(&e, root), e)
-        })?;
-        if entry.depth() == 0 {
-            return Ok(());
+    /// A list to append files to: one no other directory holds (a new one if all are held).
+    fn take_bag(&self) -> Vec<ScannedFile> {
+        self.bags
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// Whether the entry at `rel` (relative to the root; `name` its last component) is left
+    /// out: by `exclude` (which decides when it matches), else by the nearest
+    /// `.genesisignore` rule matching it, else by the nearest `.gitignore` rule (the `ignore`
+    /// crate's precedence); or because it is `.git`, the store, or left out by the rules
+    /// above the tree.
+    fn left_out(&self, rel: &[u8], name: &[u8], is_dir: bool, level: &Level) -> bool {
+        if name == b".git" {
+            return true;
         }
-        let Some(ft) = entry.file_type() else {
-            return Ok(());
-        };
-        if ft.is_dir() {
-            return Ok(());
+        let f = &self.filters;
+        let path = Path::new(OsStr::from_bytes(rel));
+        let decided = f
+            .overrides
+            .as_ref()
+            .map_or(Match::None, |o| o.matched(path, is_dir).map(|_| ()));
+        if decided.is_ignore() {
+            return true;
         }
-        let at = || entry.path().to_path_buf();
-        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-        let reason = special_reason(&ft);
+        if decided.is_none() && level.ignores(rel, is_dir) {
+            return true;
+        }
+        if !f.parents.is_empty() && f.parents.ignores(&f.canonical_root.join(path), is_dir) {
+            return true;
+        }
+        if rel == STORE_DIR_NAME.as_bytes() {
+            return true;
+        }
+        f.store_rel
+            .as_ref()
+            .is_some_and(|s| !s.as_os_str().is_empty() && s.as_path() == path)
+    }
+
+    /// A member entry that is not a directory: `Some` regular file, `None` for a special file
+    /// (recorded as skipped), or the error with the path it concerns.
+    fn file(
+        &self,
+        dir: &OwnedFd,
+        dir_path: &Path,
+        rel: &[u8],
+        name: &[u8],
+        ft: FileType,
+    ) -> Result<Option<ScannedFile>, (PathBuf, SnapshotError)> {
+        let at = || dir_path.join(OsStr::from_bytes(name));
+        let reason = special_reason(ft);
         if reason == Some(SkipReason::Symlink)
-            && (entry.file_name() == ".gitignore" || entry.file_name() == ".genesisignore")
+            && (name == b".gitignore" || name == b".genesisignore")
         {
-            // The walker would read the rules through the link (git does not): refuse rather
-            // than let a file outside the tree decide membership.
-            return Err((at(), SnapshotError::IgnoreFileIsLink(entry.path().into())));
+            // The rules were read through the link (git does not): refuse rather than let a
+            // file outside the tree decide membership.
+            return Err((at(), SnapshotError::IgnoreFileIsLink(at())));
         }
         if let Some(reason) = reason {
-            self.parts.skipped.push(Skipped {
-                path: rel_string_lossy(rel),
-                reason,
-            });
-            return Ok(());
+            self.skipped
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(Skipped {
+                    path: String::from_utf8_lossy(rel).into_owned(),
+                    reason,
+                });
+            return Ok(None);
         }
-        let rel_str = rel_to_str(rel)
-            .ok_or_else(|| (at(), SnapshotError::NonUtf8Path(entry.path().into())))?;
+        let rel_str =
+            std::str::from_utf8(rel).map_err(|_| (at(), SnapshotError::NonUtf8Path(at())))?;
         let path = WorkspacePath::new(rel_str).map_err(|source| {
             (
                 at(),
                 SnapshotError::InvalidPath {
-                    fs_path: entry.path().into(),
+                    fs_path: at(),
                     source,
                 },
             )
         })?;
-        let md = entry.metadata().map_err(|e| (at(), walk_error(root, e)))?;
-        let bytes = md.len();
+        let (stat, executable) = stat_at(dir, name)
+            .map_err(|source| (at(), SnapshotError::Walk { path: at(), source }))?;
+        let bytes = stat.size;
         if bytes > self.opts.max_file_bytes {
             return Err((
                 at(),
@@ -150,23 +290,39 @@ impl Visit<'_> {
                 },
             ));
         }
-        self.parts.files.push(ScannedFile {
+        Ok(Some(ScannedFile {
             path,
-            fs_path: entry.into_path(),
+            fs_path: at(),
             bytes,
-            executable: is_executable(&md),
-            stat: StatKey::of(&md),
-        });
-        Ok(())
+            executable,
+            stat,
+        }))
     }
 }
 
-/// The path a walk error names, for ordering errors (the root when it names none).
-fn error_at(e: &SnapshotError, root: &Path) -> PathBuf {
-    match e {
-        SnapshotError::Walk { path, .. } => path.clone(),
-        _ => root.to_path_buf(),
-    }
+/// The stat cache's fields and the owner's executable bit of `name` in the directory open at
+/// `dir`, not following a link (`statx`, the call `std::fs::symlink_metadata` makes, so the
+/// fields are those [`StatKey::of`] gives).
+fn stat_at(dir: &OwnedFd, name: &[u8]) -> std::io::Result<(StatKey, bool)> {
+    let st = rustix::fs::statx(
+        dir,
+        name,
+        AtFlags::SYMLINK_NOFOLLOW,
+        StatxFlags::BASIC_STATS,
+    )?;
+    let ns = |t: &rustix::fs::StatxTimestamp| {
+        t.tv_sec
+            .saturating_mul(1_000_000_000)
+            .saturating_add(i64::from(t.tv_nsec))
+    };
+    let key = StatKey {
+        size: st.stx_size,
+        mtime_ns: ns(&st.stx_mtime),
+        ctime_ns: ns(&st.stx_ctime),
+        ino: st.stx_ino,
+        dev: rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor),
+    };
+    Ok((key, st.stx_mode & 0o100 != 0))
 }
 
 pub(super) fn is_executable(md: &std::fs::Metadata) -> bool {
@@ -174,65 +330,36 @@ pub(super) fn is_executable(md: &std::fs::Metadata) -> bool {
     md.permissions().mode() & 0o100 != 0
 }
 
-pub(super) fn special_reason(ft: &std::fs::FileType) -> Option<SkipReason> {
-    use std::os::unix::fs::FileTypeExt;
-    if ft.is_file() {
-        None
-    } else if ft.is_symlink() {
-        Some(SkipReason::Symlink)
-    } else if ft.is_fifo() {
-        Some(SkipReason::Fifo)
-    } else if ft.is_socket() {
-        Some(SkipReason::Socket)
-    } else {
-        Some(SkipReason::Device)
+fn special_reason(ft: FileType) -> Option<SkipReason> {
+    match ft {
+        FileType::RegularFile => None,
+        FileType::Symlink => Some(SkipReason::Symlink),
+        FileType::Fifo => Some(SkipReason::Fifo),
+        FileType::Socket => Some(SkipReason::Socket),
+        _ => Some(SkipReason::Device),
     }
 }
 
-/// `rel` as a `/`-separated UTF-8 workspace path: its bytes as they are when it is plainly
-/// `name/name/…` (the walk joins names read from directories), else rebuilt from its
-/// components; `None` if it is not UTF-8.
-pub(super) fn rel_to_str(rel: &Path) -> Option<String> {
-    let s = rel.to_str()?;
-    let plain = !s.is_empty()
-        && !s.starts_with('/')
-        && !s.ends_with('/')
-        && !s.starts_with("./")
-        && !s.contains("//")
-        && !s.contains("/./");
-    if plain {
-        return Some(s.to_owned());
-    }
-    let mut parts = Vec::new();
-    for c in rel.components() {
-        parts.push(c.as_os_str().to_str()?);
-    }
-    Some(parts.join("/"))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-pub(super) fn rel_string_lossy(rel: &Path) -> String {
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-pub(super) fn walk_error(root: &Path, e: ignore::Error) -> SnapshotError {
-    let path = error_path(&e).unwrap_or_else(|| root.to_path_buf());
-    let source = match e.into_io_error() {
-        Some(io) => io,
-        None => std::io::Error::other("walk error"),
-    };
-    SnapshotError::Walk { path, source }
-}
-
-fn error_path(e: &ignore::Error) -> Option<PathBuf> {
-    match e {
-        ignore::Error::WithPath { path, .. } => Some(path.clone()),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            error_path(err)
-        }
-        ignore::Error::Loop { child, .. } => Some(child.clone()),
-        _ => None,
+    /// The walk's `statx` gives the fields `std::fs::symlink_metadata` gives, so caches
+    /// written by either agree.
+    #[test]
+    fn stat_at_matches_std() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), b"12345").unwrap();
+        let fd = rustix::fs::open(
+            dir.path(),
+            OFlags::RDONLY | OFlags::DIRECTORY,
+            rustix::fs::Mode::empty(),
+        )
+        .unwrap();
+        let md = std::fs::symlink_metadata(dir.path().join("f")).unwrap();
+        let (key, exec) = stat_at(&fd, b"f").unwrap();
+        assert_eq!(key, StatKey::of(&md));
+        assert_eq!(key.size, 5);
+        assert_eq!(exec, is_executable(&md));
     }
 }

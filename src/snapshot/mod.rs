@@ -567,9 +567,14 @@ impl Snapshot {
     /// whose hashes meet are folded in full and compared.
     pub fn fold_collisions(&self) -> Vec<Vec<String>> {
         use std::collections::hash_map::Entry;
-        let state = std::hash::RandomState::new();
+        // A fast keyed hash (foldhash): one per file and directory, and the names are the
+        // tree's own; a meeting of hashes is only a suspect, checked in full below.
+        let state = foldhash::fast::RandomState::default();
         let mut buf = Vec::new();
-        let mut first: HashMap<u64, &str> = HashMap::with_capacity(self.files.len() * 3 / 2);
+        let mut first: HashMap<u64, &str, _> = HashMap::with_capacity_and_hasher(
+            self.files.len() * 3 / 2,
+            foldhash::fast::RandomState::default(),
+        );
         let mut suspects: Vec<&str> = Vec::new();
         let mut prev = "";
         for f in &self.files {

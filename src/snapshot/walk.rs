@@ -1,10 +1,8 @@
 //! Finding a tree's member files and hashing them (the membership rules of
 //! [`crate::snapshot`], DESIGN section 2).
 
-use super::collect::{Collector, ScanParts, is_executable, walk_threads};
+use super::collect::{Filters, Walker, is_executable};
 use super::*;
-use std::sync::Mutex;
-use std::sync::atomic::AtomicUsize;
 
 /// Options for [`scan`] and [`snapshot_dir`].
 #[derive(Debug, Clone)]
@@ -233,12 +231,6 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         s.strip_prefix(&r).ok().map(Path::to_path_buf)
     });
 
-    let store_rel_tracked = store_rel.clone();
-    let mut builder = crate::tracked::member_walk(root);
-    if let Some(ov) = exclude_overrides(root, &opts.exclude)? {
-        builder.overrides(ov);
-    }
-    let root_owned = root.to_path_buf();
     let parents = match &opts.ignore_root {
         Some(top) => super::parents::ParentRules::of(top, root)?,
         None => super::parents::ParentRules::default(),
@@ -248,50 +240,15 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
     } else {
         std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
     };
-    builder.filter_entry(move |entry| {
-        if entry.depth() == 0 {
-            return true;
-        }
-        if entry.file_name() == ".git" {
-            return false;
-        }
-        let rel = entry
-            .path()
-            .strip_prefix(&root_owned)
-            .unwrap_or(entry.path());
-        if !parents.is_empty() {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if parents.ignores(&canonical_root.join(rel), is_dir) {
-                return false;
-            }
-        }
-        if entry.depth() == 1 && entry.file_name() == STORE_DIR_NAME {
-            return false;
-        }
-        if let Some(s) = &store_rel
-            && !s.as_os_str().is_empty()
-            && rel == s.as_path()
-        {
-            return false;
-        }
-        true
-    });
-
-    // The walk runs on several threads (`ignore`'s parallel walker: one `readdir` per
-    // directory and one `lstat` per file, spread over the cores); each thread collects its own
-    // lists, merged and sorted below, so the result does not depend on the walk's order.
-    let shared = Mutex::new(ScanParts::default());
-    let count = AtomicUsize::new(0);
-    builder
-        .threads(walk_threads())
-        .build_parallel()
-        .visit(&mut Collector {
-            root,
-            opts,
-            count: &count,
-            shared: &shared,
-        });
-    let parts = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let filters = Filters {
+        overrides: exclude_overrides(root, &opts.exclude)?,
+        parents,
+        canonical_root,
+        store_rel: store_rel.clone(),
+    };
+    // One task per directory on rayon's threads (see `collect.rs`); the files come back in
+    // path order, the rest is sorted below, so the result does not depend on the walk's order.
+    let parts = Walker::new(root, opts, filters).run();
     if let Some(e) = parts.errors.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
         return Err(e.1);
     }
@@ -300,11 +257,10 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         skipped: parts.skipped,
         tracked_only: Vec::new(),
     };
-    // Paths are unique, so an unstable sort gives the one order.
-    out.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    debug_assert!(out.files.windows(2).all(|w| w[0].path < w[1].path));
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if !opts.tracked.is_empty() {
-        add_tracked(root, opts, store_rel_tracked.as_deref(), &mut out)?;
+        add_tracked(root, opts, store_rel.as_deref(), &mut out)?;
     }
     Ok(out)
 }
@@ -318,7 +274,10 @@ fn exclude_overrides(
     if exclude.is_empty() {
         return Ok(None);
     }
-    let mut ob = ignore::overrides::OverrideBuilder::new(root);
+    // Matched against paths relative to the root: an absolute base is never taken for a
+    // prefix of one.
+    let base = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut ob = ignore::overrides::OverrideBuilder::new(base);
     for glob in exclude {
         ob.add(&format!("!{glob}"))
             .map_err(|e| SnapshotError::BadExclude {
