@@ -588,14 +588,26 @@ impl Engine {
             list.iter().filter(|c| c.new.is_some()).map(|c| &c.path),
             &out.snapshot,
         )?;
-        let mut text = Vec::new();
-        write_git_diff(
+        // Written into a buffer bounded by the patch size limit: a text that would pass it
+        // stops there (memory bounded by the limit, issue 11), refused as a submitted one is.
+        let limit = patch_rules(manifest).max_patch_bytes;
+        let mut bounded = crate::diff::BoundedText::new(limit);
+        let written = write_git_diff(
             current,
             &new_tree,
             &list,
             &DiffOptions::default(),
-            &mut text,
-        )?;
+            &mut bounded,
+        );
+        if bounded.over {
+            return Err(PatchError::TooLargeAt {
+                path: last_diff_path(&bounded.text),
+                limit,
+            }
+            .into());
+        }
+        written?;
+        let text = bounded.text;
         // The text goes through exactly the rules a submitted diff does, so what is
         // recorded always replays: a directory state the patch rules refuse (two names
         // that differ only by case, a path over the limits) is refused here too.
@@ -770,4 +782,19 @@ pub(super) fn patch_recorded(
         lines_removed,
         obligations_ok: entry.obligations_ok,
     }
+}
+
+/// The path of the last `diff --git a/P b/P` header in `text` (as written, quoted or not):
+/// the file whose text passed the limit.
+fn last_diff_path(text: &[u8]) -> String {
+    let at = text
+        .windows(11)
+        .rposition(|w| w == b"diff --git ")
+        .map_or(text.len(), |i| i + 11);
+    let line = text[at..].split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = String::from_utf8_lossy(line);
+    let first = line.get(..line.len() / 2).unwrap_or(&line);
+    let first = first.strip_prefix('"').unwrap_or(first);
+    let first = first.strip_suffix('"').unwrap_or(first);
+    first.strip_prefix("a/").unwrap_or(first).to_string()
 }

@@ -232,7 +232,8 @@ pub struct PatchResult {
 pub struct PatchRules {
     /// Largest accepted patch text, in bytes (default 64 MiB).
     pub max_patch_bytes: usize,
-    /// Most file entries in one patch (default 4096).
+    /// Most file entries in one patch. Default: no limit (`usize::MAX`; the text is bounded by
+    /// `max_patch_bytes` and `max_hunks`); the manifest's `limits.max_changed_files` sets one.
     pub max_files: usize,
     /// Most hunks in one patch, all files together (default 100 000).
     pub max_hunks: usize,
@@ -244,7 +245,7 @@ impl Default for PatchRules {
     fn default() -> Self {
         PatchRules {
             max_patch_bytes: 64 * 1024 * 1024,
-            max_files: 4096,
+            max_files: usize::MAX,
             max_hunks: 100_000,
             max_path_bytes: 4096,
         }
@@ -262,6 +263,15 @@ pub enum PatchError {
     TooLarge {
         /// Size of the patch.
         size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A patch Genesis writes (`patch --from`) would pass `max_patch_bytes`: writing stopped
+    /// there, while writing the change of `path` (as the `diff --git` header names it).
+    #[error("patch is over the limit of {limit} bytes (stopped while writing {path})")]
+    TooLargeAt {
+        /// The file being written when the text passed the limit.
+        path: String,
         /// The limit.
         limit: usize,
     },
