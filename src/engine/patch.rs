@@ -494,7 +494,7 @@ impl Engine {
             .map(|(p, _)| p.clone())
             .collect();
         let (snap, exec, pending) = self.apply_changes(current, outcome.changes)?;
-        self.check_fs_limits(id, written.iter(), &snap)?;
+        self.check_fs_limits(id, written.iter(), &snap, current)?;
         self.check_membership(&snap, manifest, base_tracked, &touched, &pending)?;
         // Every check passed: only now does anything reach the store.
         for data in pending.values() {
@@ -587,27 +587,9 @@ impl Engine {
             id,
             list.iter().filter(|c| c.new.is_some()).map(|c| &c.path),
             &out.snapshot,
-        )?;
-        // Written into a buffer bounded by the patch size limit: a text that would pass it
-        // stops there (memory bounded by the limit, issue 11), refused as a submitted one is.
-        let limit = patch_rules(manifest).max_patch_bytes;
-        let mut bounded = crate::diff::BoundedText::new(limit);
-        let written = write_git_diff(
             current,
-            &new_tree,
-            &list,
-            &DiffOptions::default(),
-            &mut bounded,
-        );
-        if bounded.over {
-            return Err(PatchError::TooLargeAt {
-                path: last_diff_path(&bounded.text),
-                limit,
-            }
-            .into());
-        }
-        written?;
-        let text = bounded.text;
+        )?;
+        let text = bounded_diff(current, &new_tree, &list, manifest)?;
         // The text goes through exactly the rules a submitted diff does, so what is
         // recorded always replays: a directory state the patch rules refuse (two names
         // that differ only by case, a path over the limits) is refused here too.
@@ -637,15 +619,12 @@ impl Engine {
         id: &str,
         written: impl Iterator<Item = &'p WorkspacePath>,
         result: &Snapshot,
+        before: &Tree,
     ) -> Result<(), PatchSessionError> {
         use crate::path::FsPlace;
         let root = absolute_resolved(self.workspace.root());
-        // Journal ops are numbered below base plus current files: with no file-count limit,
-        // room for the digits of 2 × the result's files (at least 2 × 4096, as v0.1), plus one
-        // digit of margin for a base larger than the result (5 digits up to 4096 files, as
-        // before).
-        let ops = 2 * result.files().len().max(crate::snapshot::MAX_FILES);
-        let staging = ".genesis-tmp-".len() + id.len() + 1 + ops.to_string().len() + 1;
+        let files = result.files().len().max(before.snapshot.files().len());
+        let staging = staging_name_len(id, files);
         let places = [
             FsPlace {
                 what: format!("the workspace {}", root.display()),
@@ -797,4 +776,60 @@ fn last_diff_path(text: &[u8]) -> String {
     let first = first.strip_prefix('"').unwrap_or(first);
     let first = first.strip_suffix('"').unwrap_or(first);
     first.strip_prefix("a/").unwrap_or(first).to_string()
+}
+
+/// The diff from `a` to `b` of `list`, as Genesis records it (`patch --from`, `rebase`),
+/// written into a buffer bounded by the patch size limit under `manifest`: a text that would
+/// pass it stops there ([`PatchError::TooLargeAt`], naming the file being written), so memory
+/// stays bounded by the limit (issue 11), and it is refused as a submitted one would be.
+pub(super) fn bounded_diff(
+    a: &Tree,
+    b: &Tree,
+    list: &[crate::diff::Change],
+    manifest: &Manifest,
+) -> Result<Vec<u8>, PatchSessionError> {
+    let limit = patch_rules(manifest).max_patch_bytes;
+    let mut bounded = crate::diff::BoundedText::new(limit);
+    let written = write_git_diff(a, b, list, &DiffOptions::default(), &mut bounded);
+    if bounded.over {
+        return Err(PatchError::TooLargeAt {
+            path: last_diff_path(&bounded.text),
+            limit,
+        }
+        .into());
+    }
+    written?;
+    Ok(bounded.text)
+}
+
+/// The length reserved for a journal staging name `.genesis-tmp-<id>-<n>` when the trees
+/// before and after a patch hold at most `files` files. Journal ops are numbered below base
+/// plus current files: with no file-count limit, room for the digits of 2 × `files` (at least
+/// 2 × 4096, as v0.1), plus one digit of margin for a session base larger than both (5 digits
+/// up to 4096 files, as before; 6 from 5000 files, 7 from 50 000).
+fn staging_name_len(id: &str, files: usize) -> usize {
+    let ops = 2 * files.max(crate::snapshot::MAX_FILES);
+    ".genesis-tmp-".len() + id.len() + 1 + ops.to_string().len() + 1
+}
+
+#[cfg(test)]
+mod staging_tests {
+    /// The reserved length covers every op number of a journal over two trees of `files`
+    /// files (ops `0 .. 2 × files`), past 9999 and 99999 files too, with a digit to spare.
+    #[test]
+    fn staging_names_are_sized_by_the_file_count() {
+        for (files, digits) in [
+            (1, 5),
+            (4096, 5),
+            (9999, 6),
+            (10_000, 6),
+            (99_999, 7),
+            (100_000, 7),
+        ] {
+            let reserved = super::staging_name_len("s", files);
+            assert_eq!(reserved, ".genesis-tmp-s-".len() + digits, "{files} files");
+            let longest = format!(".genesis-tmp-s-{}", 2 * files - 1);
+            assert!(longest.len() < reserved, "{files} files: {longest}");
+        }
+    }
 }
