@@ -43,6 +43,7 @@ mod locked;
 mod log;
 mod open;
 mod patch;
+mod patch_text;
 mod rebase;
 mod recover;
 mod replay;
