@@ -160,6 +160,18 @@ fn a_large_changed_file_is_recorded_streaming_and_applies() {
         diff.contains("GIT binary patch\nliteral 16777221\n"),
         "{diff}"
     );
+    // git is the reference: `git apply` (which checks the `index` line's blob ids against the
+    // file it patches) makes the same bytes from the streamed literal.
+    if have("git") {
+        let g = tempfile::tempdir().unwrap();
+        sparse(&g.path().join("data.bin"), len, &[(7, 1)]);
+        std::fs::write(g.path().join("p.diff"), &diff).unwrap();
+        git(g.path(), &["apply", "p.diff"]);
+        assert_eq!(
+            bytes_at(&g.path().join("data.bin"), &[7, len - 2, len - 1]),
+            (vec![1, 9, 0], len)
+        );
+    }
     ok(&run_in(root, &["verify", "s"]));
     ok(&run_in(root, &["apply", "s"]));
     assert_eq!(
