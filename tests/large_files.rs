@@ -73,6 +73,18 @@ fn big_file_goes_through_every_command(len: u64) {
         (vec![1, 0], len)
     );
     mark(&co.join("big.bin"), &[(len - 1, 2)]);
+    // A patch cannot change it (a binary literal is decoded in memory): refused at once,
+    // nothing recorded.
+    let o = run_in(root, &["patch", "s", "--from", co_s]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "genesis: error: patch refused, nothing recorded: big.bin: {len} bytes, over the limit \
+             of 268435456 bytes for a file a patch changes (a binary literal is decoded in memory)\n"
+        )
+    );
+    assert_eq!(session_doc(root, "s")["patches"], serde_json::json!([]));
     let out = ok(&run_in(root, &["abort", "s"]));
     assert!(
         out.contains(&format!("  big.bin ({len} bytes, blob ")),

@@ -22,13 +22,33 @@ fn last_diff_path(text: &[u8]) -> String {
 /// The diff from `a` to `b` of `list`, as Genesis records it (`patch --from`, `rebase`),
 /// written into a buffer bounded by the patch size limit under `manifest`: a text that would
 /// pass it stops there ([`PatchError::TooLargeAt`], naming the file being written), so memory
-/// stays bounded by the limit (issue 11), and it is refused as a submitted one would be.
+/// stays bounded by the limit (issue 11), and it is refused as a submitted one would be. A
+/// change to a file over [`crate::patch::MAX_BINARY_BYTES`] is refused first
+/// ([`PatchError::FileTooLargeToPatch`]).
 pub(super) fn bounded_diff(
     a: &Tree,
     b: &Tree,
     list: &[crate::diff::Change],
     manifest: &Manifest,
 ) -> Result<Vec<u8>, PatchSessionError> {
+    // A side over the largest binary literal could never be applied back: refused before
+    // anything is read or written.
+    for c in list {
+        let bytes = [&c.old, &c.new]
+            .into_iter()
+            .flatten()
+            .map(|s| s.file.bytes)
+            .max()
+            .unwrap_or(0);
+        if bytes > crate::patch::MAX_BINARY_BYTES {
+            return Err(PatchError::FileTooLargeToPatch {
+                path: c.path.to_string(),
+                bytes,
+                limit: crate::patch::MAX_BINARY_BYTES,
+            }
+            .into());
+        }
+    }
     let limit = patch_rules(manifest).max_patch_bytes;
     let mut bounded = crate::diff::BoundedText::new(limit);
     let written = write_git_diff(a, b, list, &DiffOptions::default(), &mut bounded);

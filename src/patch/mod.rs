@@ -139,6 +139,7 @@ mod apply;
 mod binary;
 mod names;
 mod parse;
+pub(crate) use parse::MAX_BINARY_BYTES;
 
 use std::collections::BTreeMap;
 
@@ -274,6 +275,20 @@ pub enum PatchError {
         path: String,
         /// The limit.
         limit: usize,
+    },
+    /// A patch Genesis writes (`patch --from`, `rebase`) would change a file over the largest
+    /// binary literal a patch may hold (268435456 bytes: a literal is decoded in memory);
+    /// refused before any text is written.
+    #[error(
+        "{path}: {bytes} bytes, over the limit of {limit} bytes for a file a patch changes (a binary literal is decoded in memory)"
+    )]
+    FileTooLargeToPatch {
+        /// The file.
+        path: String,
+        /// Its size (the larger side).
+        bytes: u64,
+        /// The limit.
+        limit: u64,
     },
     /// More file entries than `max_files`.
     #[error("patch line {line}: more than {limit} files in one patch")]
