@@ -295,3 +295,17 @@ fn the_manifest_limit_of_10_changed_files_refuses_11() {
          one patch\n"
     );
 }
+
+/// The manifest schema has no maximum for `max_file_bytes` or `max_changed_files` any more
+/// (they were 268435456 and 4096): larger limits are accepted.
+#[test]
+fn the_manifest_accepts_limits_past_the_v0_1_ones() {
+    let t = workspace(
+        br#"{"schema":"genesis/manifest-v0.1","limits":{"max_file_bytes":1099511627776,"max_changed_files":100000},"obligations":[]}"#,
+        &[("a.txt", b"a\n")],
+    );
+    let o = run_in(t.path(), &["snapshot", "--no-store", "--identity"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_in(t.path(), &["validate", "genesis.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
