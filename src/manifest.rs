@@ -46,11 +46,13 @@ pub struct Limits {
     /// Most files in a snapshot. Default: no limit (a tree over 4096 files gets the v0.2
     /// format, DESIGN section 2).
     pub max_files: Option<usize>,
-    /// Largest file in bytes. Default: 268435456.
+    /// Largest file in bytes. Default: no limit (a tree with a file over 268435456 bytes gets
+    /// the v0.2 format, DESIGN section 2).
     pub max_file_bytes: Option<u64>,
     /// Largest patch text in bytes. Default: 64 MiB.
     pub max_patch_bytes: Option<usize>,
-    /// Most files one patch may change. Default: 4096.
+    /// Most files one patch may change (and, as a static check, the session). Default: no
+    /// limit (a patch is bounded by `max_patch_bytes` and 100 000 hunks).
     pub max_changed_files: Option<usize>,
 }
 

@@ -222,18 +222,39 @@ fn file_count_past_4096_is_v0_2_and_only_the_manifest_limits_it() {
     );
 }
 
+/// No default size limit (issue 11): a file of exactly 268435456 bytes keeps the v0.1
+/// document; one byte more makes the tree v0.2; only the manifest's `limits.max_file_bytes`
+/// refuses a file, naming it (exit 2). The files are sparse (`set_len`): no disk used.
 #[test]
-fn file_size_limit_names_the_file() {
+fn file_over_256_mib_is_v0_2_and_only_the_manifest_limits_it() {
     let d = tempfile::tempdir().unwrap();
     let f = std::fs::File::create(d.path().join("huge.bin")).unwrap();
-    f.set_len(268_435_457).unwrap(); // sparse: costs no disk
+    f.set_len(268_435_456).unwrap();
+    let doc = snapshot_doc(d.path());
+    assert_eq!(doc["schema"], "genesis/workspace-snapshot-v0.1");
+    assert_eq!(doc["files"][0]["bytes"], 268_435_456u64);
+    f.set_len(268_435_457).unwrap();
+    let o = run_in(d.path(), &["snapshot", "--no-store"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let listing: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(listing["schema"], "genesis/tree-v0.2");
+    assert_eq!(listing["files"][0]["bytes"], 268_435_457u64);
+    // 268435457 zero bytes (`head -c 268435457 /dev/zero | sha256sum`).
+    assert_eq!(
+        listing["files"][0]["blob"],
+        "da6ce8755151acd05195db67ebce3ee0fb5f4012e71e821cc5750f3304eaf41e"
+    );
+    std::fs::write(
+        d.path().join("genesis.json"),
+        r#"{"schema":"genesis/manifest-v0.1","obligations":[],"limits":{"max_file_bytes":268435456}}"#,
+    )
+    .unwrap();
     let o = run_in(d.path(), &["snapshot", "--no-store"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o)
-            .contains("huge.bin: 268435457 bytes, more than the limit of 268435456 bytes per file"),
-        "{}",
-        stderr(&o)
+    assert_eq!(
+        stderr(&o),
+        "genesis: error: huge.bin: 268435457 bytes, more than the limit of 268435456 bytes per \
+         file; leave it out with .genesisignore or the manifest's \"exclude\"\n",
     );
 }
 

@@ -1,6 +1,6 @@
 //! `genesis diff A B`: a git-style diff between two trees.
 
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Seek, Write};
 use std::path::Path;
 
 use genesis::Tree;
@@ -107,11 +107,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
             ..DiffOptions::default()
         };
         // The whole diff is made before any of it is printed, so a failure (a corrupt or
-        // missing blob) never leaves a partial patch on standard output.
-        let mut buf = Vec::new();
+        // missing blob) never leaves a partial patch on standard output. It is held in
+        // memory up to 16 MiB, then in an unnamed temp file (a large file's literal).
+        let mut buf = tempfile::SpooledTempFile::new(16 << 20);
         write_git_diff(&a, &b, &list, &opts, &mut buf)?;
-        out.write_all(&buf)
+        buf.seek(std::io::SeekFrom::Start(0))
             .map_err(genesis::diff::DiffError::from)?;
+        std::io::copy(&mut buf, &mut out).map_err(genesis::diff::DiffError::from)?;
     }
     out.flush().map_err(genesis::diff::DiffError::from)?;
     Ok(0)

@@ -10,7 +10,8 @@
 //!   (git's rule, which GNU `patch` needs to read such a name), and unified hunks with 3 lines of
 //!   context, `\ No newline at end of file` where a side ends without one, bytes (CRLF
 //!   included) kept as they are;
-//! - binary files (a NUL byte in the first 8000 bytes of either side, git's rule): an
+//! - binary files (a NUL byte in the first 8000 bytes of either side, git's rule, or a side
+//!   over [`LARGE_FILE_BYTES`], read streaming: see `large.rs`): an
 //!   `index <sha1>..<sha1>` line with git's full blob ids, then `GIT binary patch` with a
 //!   zlib-compressed, base85-encoded `literal` block for each direction;
 //! - paths holding `"`, `\`, control characters or non-ASCII bytes are C-quoted as git does.
@@ -111,8 +112,11 @@ pub enum DiffError {
 
 mod dirs;
 mod hunks;
+mod large;
 use hunks::{BASE85, range};
 pub use hunks::{UnifiedHunk, line_counts, unified_hunks};
+use large::write_literal;
+pub use large::{BoundedText, LARGE_FILE_BYTES};
 
 impl Tree {
     /// Snapshots the directory `root` (without storing anything) and reads blobs from it.
@@ -424,7 +428,8 @@ pub fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
 }
 
-/// Counts lines added and removed for each change (reads both sides).
+/// Counts lines added and removed for each change (reads both sides); a change with a side
+/// over [`LARGE_FILE_BYTES`] is counted as binary without reading it.
 ///
 /// # Errors
 /// As [`Tree::read`].
@@ -436,6 +441,17 @@ pub fn stats(a: &Tree, b: &Tree, changes: &[Change]) -> Result<Vec<FileStat>, Di
         .par_iter()
         .with_max_len(1)
         .map(|c| {
+            if large::is_large(c) {
+                return Ok(FileStat {
+                    path: c.path.to_string(),
+                    status: c.status,
+                    binary: true,
+                    added: 0,
+                    removed: 0,
+                    old_bytes: c.old.as_ref().map_or(0, |s| s.file.bytes),
+                    new_bytes: c.new.as_ref().map_or(0, |s| s.file.bytes),
+                });
+            }
             let old = read_side(a, c.old.as_ref())?;
             let new = read_side(b, c.new.as_ref())?;
             let binary = is_binary(&old) || is_binary(&new);
@@ -569,6 +585,10 @@ pub fn write_git_diff(
         if same_content {
             continue; // mode change only
         }
+        if large::is_large(ch) {
+            large::write_large(a, b, ch, &c, out)?;
+            continue;
+        }
         let old = read_side(a, ch.old.as_ref())?;
         let new = read_side(b, ch.new.as_ref())?;
         if old.is_empty() && new.is_empty() {
@@ -651,39 +671,6 @@ pub fn write_git_diff(
                 }
             }
         }
-    }
-    Ok(())
-}
-
-/// Writes a git binary `literal` block: the zlib-compressed data, base85-encoded in lines of
-/// up to 52 input bytes, each prefixed by its length (`A`–`Z` = 1–26, `a`–`z` = 27–52).
-fn write_literal(out: &mut dyn Write, data: &[u8]) -> io::Result<()> {
-    let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(data)?;
-    let z = enc.finish()?;
-    writeln!(out, "literal {}", data.len())?;
-    for chunk in z.chunks(52) {
-        let n = chunk.len();
-        let len_char = if n <= 26 {
-            b'A' + n as u8 - 1
-        } else {
-            b'a' + n as u8 - 27
-        };
-        let mut line = vec![len_char];
-        for group in chunk.chunks(4) {
-            let mut acc: u32 = 0;
-            for k in 0..4 {
-                acc = (acc << 8) | u32::from(*group.get(k).unwrap_or(&0));
-            }
-            let mut enc5 = [0u8; 5];
-            for slot in enc5.iter_mut().rev() {
-                *slot = BASE85[(acc % 85) as usize];
-                acc /= 85;
-            }
-            line.extend_from_slice(&enc5);
-        }
-        line.push(b'\n');
-        out.write_all(&line)?;
     }
     Ok(())
 }

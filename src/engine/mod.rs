@@ -43,6 +43,7 @@ mod locked;
 mod log;
 mod open;
 mod patch;
+mod patch_text;
 mod rebase;
 mod recover;
 mod replay;
@@ -374,12 +375,16 @@ impl Engine {
     }
 }
 
-/// The patch rules' limits under `manifest` (its `limits.max_patch_bytes`, if set), the same
-/// for a submitted diff, `patch --from` and `replay`.
+/// The patch rules' limits under `manifest` (its `limits.max_patch_bytes` and
+/// `limits.max_changed_files`, if set), the same for a submitted diff, `patch --from` and
+/// `replay`.
 fn patch_rules(manifest: &Manifest) -> crate::patch::PatchRules {
     let mut popts = crate::patch::PatchRules::default();
     if let Some(n) = manifest.limits.max_patch_bytes {
         popts.max_patch_bytes = n;
+    }
+    if let Some(n) = manifest.limits.max_changed_files {
+        popts.max_files = n;
     }
     popts
 }

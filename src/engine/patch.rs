@@ -492,7 +492,7 @@ impl Engine {
             .map(|(p, _)| p.clone())
             .collect();
         let (snap, exec, pending) = self.apply_changes(current, outcome.changes)?;
-        self.check_fs_limits(id, written.iter(), &snap)?;
+        self.check_fs_limits(id, written.iter(), &snap, current)?;
         self.check_membership(&snap, manifest, base_tracked, &touched, &pending)?;
         // Every check passed: only now does anything reach the store.
         for data in pending.values() {
@@ -585,15 +585,9 @@ impl Engine {
             id,
             list.iter().filter(|c| c.new.is_some()).map(|c| &c.path),
             &out.snapshot,
-        )?;
-        let mut text = Vec::new();
-        write_git_diff(
             current,
-            &new_tree,
-            &list,
-            &DiffOptions::default(),
-            &mut text,
         )?;
+        let text = super::patch_text::bounded_diff(current, &new_tree, &list, manifest)?;
         // The text goes through exactly the rules a submitted diff does, so what is
         // recorded always replays: a directory state the patch rules refuse (two names
         // that differ only by case, a path over the limits) is refused here too.
@@ -623,15 +617,12 @@ impl Engine {
         id: &str,
         written: impl Iterator<Item = &'p WorkspacePath>,
         result: &Snapshot,
+        before: &Tree,
     ) -> Result<(), PatchSessionError> {
         use crate::path::FsPlace;
         let root = absolute_resolved(self.workspace.root());
-        // Journal ops are numbered below base plus current files: with no file-count limit,
-        // room for the digits of 2 × the result's files (at least 2 × 4096, as v0.1), plus one
-        // digit of margin for a base larger than the result (5 digits up to 4096 files, as
-        // before).
-        let ops = 2 * result.files().len().max(crate::snapshot::MAX_FILES);
-        let staging = ".genesis-tmp-".len() + id.len() + 1 + ops.to_string().len() + 1;
+        let files = result.files().len().max(before.snapshot.files().len());
+        let staging = super::patch_text::staging_name_len(id, files);
         let places = [
             FsPlace {
                 what: format!("the workspace {}", root.display()),

@@ -374,14 +374,7 @@ impl Engine {
         if list.is_empty() {
             return Ok((merged_snap, exec, list, None));
         }
-        let mut text = Vec::new();
-        write_git_diff(
-            theirs,
-            &merged_tree,
-            &list,
-            &DiffOptions::default(),
-            &mut text,
-        )?;
+        let text = super::patch_text::bounded_diff(theirs, &merged_tree, &list, manifest)?;
         let (snap, snap_exec, text) =
             self.patched_by_diff(id, &text, theirs, manifest, new_tracked)?;
         if snap.identity() != merged_snap.identity() || snap_exec != exec {

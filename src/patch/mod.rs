@@ -139,6 +139,7 @@ mod apply;
 mod binary;
 mod names;
 mod parse;
+pub(crate) use parse::MAX_BINARY_BYTES;
 
 use std::collections::BTreeMap;
 
@@ -232,7 +233,8 @@ pub struct PatchResult {
 pub struct PatchRules {
     /// Largest accepted patch text, in bytes (default 64 MiB).
     pub max_patch_bytes: usize,
-    /// Most file entries in one patch (default 4096).
+    /// Most file entries in one patch. Default: no limit (`usize::MAX`; the text is bounded by
+    /// `max_patch_bytes` and `max_hunks`); the manifest's `limits.max_changed_files` sets one.
     pub max_files: usize,
     /// Most hunks in one patch, all files together (default 100 000).
     pub max_hunks: usize,
@@ -244,7 +246,7 @@ impl Default for PatchRules {
     fn default() -> Self {
         PatchRules {
             max_patch_bytes: 64 * 1024 * 1024,
-            max_files: 4096,
+            max_files: usize::MAX,
             max_hunks: 100_000,
             max_path_bytes: 4096,
         }
@@ -264,6 +266,29 @@ pub enum PatchError {
         size: usize,
         /// The limit.
         limit: usize,
+    },
+    /// A patch Genesis writes (`patch --from`) would pass `max_patch_bytes`: writing stopped
+    /// there, while writing the change of `path` (as the `diff --git` header names it).
+    #[error("patch is over the limit of {limit} bytes (stopped while writing {path})")]
+    TooLargeAt {
+        /// The file being written when the text passed the limit.
+        path: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// A patch Genesis writes (`patch --from`, `rebase`) would change a file over the largest
+    /// binary literal a patch may hold (268435456 bytes: a literal is decoded in memory);
+    /// refused before any text is written.
+    #[error(
+        "{path}: {bytes} bytes, over the limit of {limit} bytes for a file a patch changes (a binary literal is decoded in memory)"
+    )]
+    FileTooLargeToPatch {
+        /// The file.
+        path: String,
+        /// Its size (the larger side).
+        bytes: u64,
+        /// The limit.
+        limit: u64,
     },
     /// More file entries than `max_files`.
     #[error("patch line {line}: more than {limit} files in one patch")]

@@ -12,7 +12,9 @@ use super::names::{
 };
 use super::{PatchError, PatchRules};
 
-/// Largest declared size of a binary block we accept (the snapshot's per-file limit, 256 MiB).
+/// Largest declared size of a binary block we accept (256 MiB, the v0.1 per-file limit): a
+/// literal is decoded in memory, so this bounds what one patch can make Genesis allocate.
+/// Larger files go into snapshots but cannot be changed by a patch (DESIGN section 2).
 pub(crate) const MAX_BINARY_BYTES: u64 = 268_435_456;
 
 /// What a file entry does.

@@ -101,7 +101,7 @@ fn defaults() {
             o.max_hunks,
             o.max_path_bytes
         ),
-        (64 << 20, 4096, 100_000, 4096)
+        (64 << 20, usize::MAX, 100_000, 4096)
     );
 }
 

@@ -15,8 +15,9 @@ pub struct SnapshotOptions {
     /// Most files allowed. Default: no limit (`usize::MAX`); the manifest's `limits.max_files`
     /// sets one. A tree over [`MAX_FILES`] files gets the v0.2 format.
     pub max_files: usize,
-    /// Largest file allowed, in bytes. Default: [`MAX_FILE_BYTES`] (268435456); the manifest's
-    /// `limits.max_file_bytes` may raise it (a tree with a larger file gets the v0.2 format).
+    /// Largest file allowed, in bytes. Default: no limit (`u64::MAX`); the manifest's
+    /// `limits.max_file_bytes` sets one. A tree with a file over [`MAX_FILE_BYTES`] bytes gets
+    /// the v0.2 format.
     pub max_file_bytes: u64,
     /// The stat cache file: files whose `lstat` fields match their cached entry are not read
     /// again (see [`crate::statcache`]). Default: `None` (every file is read).
@@ -38,7 +39,7 @@ impl Default for SnapshotOptions {
             exclude: Vec::new(),
             store_dir: None,
             max_files: usize::MAX,
-            max_file_bytes: MAX_FILE_BYTES,
+            max_file_bytes: u64::MAX,
             stat_cache: None,
             ignore_root: None,
             tracked: Arc::new(TrackedFiles::none()),

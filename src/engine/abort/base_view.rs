@@ -6,8 +6,9 @@
 //!
 //! - files hidden by an ignore rule the agent added (`echo /out/ >> .gitignore`): judged with
 //!   the base's ignore files they are additions, saved and removed like any other;
-//! - files over the v0.1 size limit (268435456 bytes, or the manifest's `max_file_bytes`):
-//!   the limit is for snapshots, not for what abort saves; they are streamed into the store.
+//! - files over the manifest's `max_file_bytes`, when it sets one (there is no default size
+//!   limit, DESIGN section 2): the limit is for snapshots, not for what abort saves; they are
+//!   streamed into the store.
 //!
 //! [`base_view`] walks the tree with the base's rules (the manifest's `exclude`, the base
 //! snapshot's `.gitignore`/`.genesisignore` files, the base's tracked members) and returns
