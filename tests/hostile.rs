@@ -23,7 +23,7 @@ fn env() -> Env {
         &[
             (
                 "genesis.json",
-                br#"{"schema":"genesis/manifest-v0.1","limits":{"max_patch_bytes":65536,"max_changed_files":3}}"#,
+                br#"{"schema":"genesis/manifest-v0.1","limits":{"max_patch_bytes":65536}}"#,
             ),
             ("a.txt", b"a\n"),
             ("dup.txt", b"x\nsame\ny\nx\nsame\ny\nend\n"),
@@ -113,7 +113,6 @@ fn hostile_patches_are_refused_and_nothing_is_written() {
         ("create over an existing file", new_file_diff("a.txt"), 2, "a.txt"),
         ("a file where a directory is", new_file_diff("src"), 2, "src"),
         ("adds an ignored path", b"diff --git a/.gitignore b/.gitignore\nnew file mode 100644\n--- /dev/null\n+++ b/.gitignore\n@@ -0,0 +1 @@\n+*.txt\n".to_vec(), 2, "ignored by .gitignore"),
-        ("over the manifest's changed-file limit", ["n1", "n2", "n3", "n4"].map(new_file_diff).concat(), 2, "patch line 19: more than 3 files in one patch"),
         ("over the manifest's patch size limit", [b"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+".to_vec(), vec![b'b'; 70000], b"\n".to_vec()].concat(), 2, "over the limit of 65536 bytes"),
     ];
     let n = cases.len();
