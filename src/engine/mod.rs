@@ -375,16 +375,15 @@ impl Engine {
     }
 }
 
-/// The patch rules' limits under `manifest` (its `limits.max_patch_bytes` and
-/// `limits.max_changed_files`, if set), the same for a submitted diff, `patch --from` and
-/// `replay`.
+/// The patch rules' limits under `manifest` (its `limits.max_patch_bytes`, if set), the same
+/// for a submitted diff, `patch --from` and `replay`. `limits.max_changed_files` is not one of
+/// them: it is a static obligation (the patch is recorded and the gate fails, as for
+/// `protected`; [`crate::obligation`]), and a patch has no file-count limit of its own (its
+/// text is bounded by `max_patch_bytes` and its hunks by [`crate::patch::PatchRules`]).
 fn patch_rules(manifest: &Manifest) -> crate::patch::PatchRules {
     let mut popts = crate::patch::PatchRules::default();
     if let Some(n) = manifest.limits.max_patch_bytes {
         popts.max_patch_bytes = n;
-    }
-    if let Some(n) = manifest.limits.max_changed_files {
-        popts.max_files = n;
     }
     popts
 }
