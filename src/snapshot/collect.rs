@@ -106,8 +106,14 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Records the error `e` found at `at`. The walk goes on after an error about one path
+    /// (so the smallest such path is the one reported, whatever the directory order or the
+    /// threads' timing); it stops only once the file-count limit is passed, where no path
+    /// is wrong and going on would only count further.
     fn fail(&self, at: PathBuf, e: SnapshotError) {
-        self.failed.store(true, Ordering::Relaxed);
+        if matches!(e, SnapshotError::TooManyFiles { .. }) {
+            self.failed.store(true, Ordering::Relaxed);
+        }
         self.errors
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -168,10 +174,7 @@ impl<'a> Walker<'a> {
             match self.file(&fd, &fs_path, &cand, name, ft) {
                 Ok(Some(f)) => bag.push(f),
                 Ok(None) => {}
-                Err((at, e)) => {
-                    self.fail(at, e);
-                    break;
-                }
+                Err((at, e)) => self.fail(at, e),
             }
         }
         self.bags

@@ -9,7 +9,6 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tempfile::NamedTempFile;
 
@@ -43,7 +42,10 @@ impl Store {
         use crate::snapshot::{Hashing, snapshot_dir_using};
         let mut opts = opts.clone();
         opts.stat_cache = Some(self.stat_cache_path(root));
-        let added = AtomicUsize::new(0);
+        // Blobs this snapshot stored, counted once each: two files with the same content
+        // may both be written by concurrent threads (the second rename replaces the first
+        // with the same bytes), which must not count twice.
+        let added = Mutex::new(std::collections::HashSet::new());
         let touched = Mutex::new(BTreeSet::new());
         let ingest =
             |path: &Path, content: Content<'_>| -> Result<(Digest, u64), SnapshotIntoError> {
@@ -59,7 +61,9 @@ impl Store {
                             },
                         })?;
                 if let Some(d) = new_dir {
-                    added.fetch_add(1, Ordering::Relaxed);
+                    if let Ok(mut a) = added.lock() {
+                        a.insert(digest);
+                    }
                     if let Ok(mut t) = touched.lock() {
                         t.insert(d);
                     }
@@ -89,7 +93,8 @@ impl Store {
         }
         let mut outcome = outcome;
         self.write_snapshot_or_rebuild(&mut outcome, opts.stat_cache.as_deref())?;
-        Ok((outcome, added.load(Ordering::Relaxed)))
+        let added = added.into_inner().unwrap_or_else(|e| e.into_inner()).len();
+        Ok((outcome, added))
     }
 
     /// Copies the regular file `source` into the store (read once, hashed on the way; kept
