@@ -531,16 +531,26 @@ pub fn colour_stdout() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-/// Writes `text` to standard output. A closed pipe (`genesis … | head`) ends the program
-/// quietly with status 0, as ripgrep does; any other write failure (a full disk) is reported
-/// and ends it with status 4. Never panics.
+/// Set once standard output is found closed (`genesis … | head`): later output is dropped.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `text` to standard output. A closed pipe (`genesis … | head`) is not an error: the
+/// rest of the output is dropped and the command finishes with its own exit status (so
+/// `genesis check … --expect X | head -1` still exits 1 on a mismatch, and a command that
+/// changes the workspace is never cut short by its reader going away). Any other write
+/// failure (a full disk) is reported and ends the program with status 4. Never panics.
 pub fn write_out(text: &str) {
     use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
     if let Err(e) = lock.write_all(text.as_bytes()).and_then(|()| lock.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            return;
         }
         eprintln!("genesis: error: writing standard output: {e}");
         std::process::exit(4);
