@@ -177,6 +177,14 @@ fn restore_refuses_a_path_changed_since_the_abort_and_writes_nothing() {
     assert_eq!(std::fs::read(dest.join("app.py")).unwrap(), b"edit\n");
     assert_eq!(std::fs::read(dest.join("new.txt")).unwrap(), b"new\n");
     assert_eq!(std::fs::read(dest.join("genesis.json")).unwrap(), MANIFEST);
+    // A second --to into the now non-empty directory is refused, naming the option given.
+    let o = run_in(root, &["restore", &id, "--to", dest.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--to directory is not empty") && !stderr(&o).contains("--checkout"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -208,7 +208,7 @@ impl Engine {
             if opts.in_place {
                 return Err(OpenError::CheckoutInPlace);
             }
-            self.check_checkout_dir(dir)?;
+            self.check_checkout_dir(dir, "--checkout")?;
         }
         let (outcome, _) = self
             .store
@@ -307,12 +307,23 @@ impl Engine {
         Ok(())
     }
 
-    pub(crate) fn check_checkout_dir(&self, dir: &Path) -> Result<(), DirectoryError> {
+    /// Checks that `dir`, given as `option` (`--checkout` of `open`, `--to` of `restore`), is
+    /// a new or empty directory apart from the workspace and the store; errors name `option`.
+    pub(crate) fn check_checkout_dir(
+        &self,
+        dir: &Path,
+        option: &'static str,
+    ) -> Result<(), DirectoryError> {
+        let to = option == "--to";
         if let Ok(md) = std::fs::symlink_metadata(dir) {
             if !md.is_dir() {
                 return Err(DirectoryError::BadDirectory {
                     dir: dir.to_path_buf(),
-                    reason: "--checkout must be a new or empty directory",
+                    reason: if to {
+                        "--to must be a new or empty directory"
+                    } else {
+                        "--checkout must be a new or empty directory"
+                    },
                 });
             }
             let mut rd = std::fs::read_dir(dir).map_err(|source| DirectoryError::Io {
@@ -322,11 +333,15 @@ impl Engine {
             if rd.next().is_some() {
                 return Err(DirectoryError::BadDirectory {
                     dir: dir.to_path_buf(),
-                    reason: "--checkout directory is not empty",
+                    reason: if to {
+                        "--to directory is not empty"
+                    } else {
+                        "--checkout directory is not empty"
+                    },
                 });
             }
         }
-        self.check_apart(dir, "--checkout")
+        self.check_apart(dir, option)
     }
 }
 

@@ -77,7 +77,7 @@ impl Engine {
         all.extend(extra.iter().map(|f| f.path.clone()));
         all.sort();
         if let Some(to) = &opts.to {
-            self.check_checkout_dir(to)?;
+            self.check_checkout_dir(to, "--to")?;
             if !opts.dry_run {
                 materialize(self.store(), &snapshot, &saved_exec, to, &mopts)?;
                 for f in &extra {
