@@ -147,33 +147,17 @@ fn widen(
     Ok(Some(scan(root, &opts)?))
 }
 
-/// The two sorted file lists merged by path.
+/// The two sorted file lists merged by path ([`crate::tree::merge`]).
 fn pair<'a>(fa: &'a [ScannedFile], fb: &'a [ScannedFile]) -> Vec<Pair<'a>> {
-    let (mut i, mut j) = (0, 0);
-    let mut out = Vec::with_capacity(fa.len().max(fb.len()));
-    while i < fa.len() || j < fb.len() {
-        let ord = match (fa.get(i), fb.get(j)) {
-            (Some(x), Some(y)) => x.path.cmp(&y.path),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        match ord {
-            std::cmp::Ordering::Less => {
-                out.push(Pair::Old(&fa[i]));
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(Pair::New(&fb[j]));
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push(Pair::Both(&fa[i], &fb[j]));
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    out
+    crate::tree::merge(fa, fb, |f| f.path.as_str())
+        .into_iter()
+        .filter_map(|sides| match sides {
+            (Some(x), Some(y)) => Some(Pair::Both(x, y)),
+            (Some(x), None) => Some(Pair::Old(x)),
+            (None, Some(y)) => Some(Pair::New(y)),
+            (None, None) => None,
+        })
+        .collect()
 }
 
 /// The blobs of a pair's sides that are listed: none for two files with the same bytes and

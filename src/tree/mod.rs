@@ -711,7 +711,8 @@ pub fn diff<S: NodeSource>(src: &S, a: &Digest, b: &Digest) -> Result<Vec<TreeCh
 }
 
 /// Merges two lists sorted by name bytes into pairs of (left, right) entries of one name.
-fn merge<'a, T>(
+/// Also pairs the files of two directory scans by path ([`crate::diff`]).
+pub(crate) fn merge<'a, T>(
     x: &'a [T],
     y: &'a [T],
     name: impl Fn(&T) -> &str,
