@@ -320,7 +320,7 @@ fn in_place_abort_with_saved_files_survives_a_crash_at_every_step() {
     let steps = std::fs::read_to_string(&trace).unwrap().lines().count();
     assert!(steps > 5, "{steps}");
     let (mut aborted, mut open) = (0, 0);
-    for n in common::sample_steps(steps, 3) {
+    for n in common::sample_steps(steps, 6) {
         let run = tmpl.path().join("run");
         let _ = std::fs::remove_dir_all(&run);
         assert!(
@@ -421,7 +421,7 @@ fn checkout_abort_survives_a_crash_at_every_step() {
     ok(&o);
     let steps = std::fs::read_to_string(&trace).unwrap().lines().count();
     assert!(steps >= 4, "{steps}");
-    for n in common::sample_steps(steps, 3) {
+    for n in common::sample_steps(steps, 6) {
         std::fs::remove_dir_all(&template).unwrap();
         assert!(
             Command::new("cp")

@@ -235,7 +235,7 @@ fn crash_at_every_step_then_recover() {
 fn io_errors_at_every_step_exit_4_and_recover() {
     let f = fixture(24);
     let steps = count_steps(&f, &["apply", "crash"]);
-    for n in common::sample_steps(steps, 5) {
+    for n in common::sample_steps(steps, 10) {
         for kind in ["enospc", "eio"] {
             let ws = fresh_copy(&f, "err");
             let o = run_env(
@@ -316,7 +316,7 @@ fn in_place_abort_restores_the_base_under_crashes() {
     assert_eq!(std::fs::read(ws.join("a.txt")).unwrap(), b"a\n");
     assert!(!ws.join("later.txt").exists());
     let steps = std::fs::read_to_string(&trace).unwrap().lines().count();
-    for n in common::sample_steps(steps, 3) {
+    for n in common::sample_steps(steps, 6) {
         let run = tmp.path().join("run");
         let _ = std::fs::remove_dir_all(&run);
         assert!(

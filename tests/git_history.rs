@@ -1,6 +1,6 @@
 //! Real history: this repository's own commits.
 //!
-//! For up to the last 30 commits on the first-parent line (10 in a plain `cargo test`, 30
+//! For up to the last 30 commits on the first-parent line (5 in a plain `cargo test`, 30
 //! with `GENESIS_EXHAUSTIVE=1`), each commit is exported with `git archive`, and for each
 //! consecutive pair: `genesis diff --name-status` lists exactly the paths `git diff
 //! --name-status --no-renames` lists, and `git apply` of the `genesis diff` output on the
@@ -15,9 +15,9 @@ use std::process::Command;
 use common::*;
 
 /// How many commits back the history goes: 31 (30 pairs) with `GENESIS_EXHAUSTIVE=1`, as
-/// `.ci/run` sets; 11 (10 pairs) in a plain `cargo test`.
+/// `.ci/run` sets; 6 (5 pairs) in a plain `cargo test`.
 fn depth() -> &'static str {
-    if exhaustive() { "31" } else { "11" }
+    if exhaustive() { "31" } else { "6" }
 }
 
 fn export(commit: &str, dir: &Path) {

@@ -131,7 +131,7 @@ fn enumerate(in_place: bool) {
         let done = if in_place { "aborted" } else { "applied" };
         let n = steps(&ws, tmp.path(), cmd);
         assert!(n >= 4, "{name}: {n} steps");
-        for step in common::sample_steps(n, 3) {
+        for step in common::sample_steps(n, 6) {
             for fault in ["abort", "eio"] {
                 let what = format!("{name} {cmd} {fault} at step {step}");
                 let run = tmp.path().join("run");
