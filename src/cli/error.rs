@@ -80,7 +80,7 @@ impl CliError {
     /// `error` when paths conflict (`apply`, `abort`, `restore`: the shape of `rebase`'s,
     /// [`genesis::report::path_conflicts_json`]).
     pub fn report(&self, json: bool) {
-        eprintln!("genesis: error: {}", self.message);
+        eprintln!("genesis: error: {}", for_terminal(&self.message));
         if json {
             let mut doc = serde_json::json!({
                 "error": {"code": self.code, "message": self.message}
@@ -151,6 +151,27 @@ impl From<DiffError> for CliError {
     }
 }
 
+/// `message` with every control character other than newline and tab written as an escape
+/// (`\x1b`, `\u{9b}`), so that a path or a value from the input cannot move the cursor, change
+/// colours or retitle the terminal when the message is printed (the message in `--json` output
+/// stays exact: JSON escapes control characters itself). C0 controls and DEL are written as
+/// `\xNN`, C1 controls (U+0080 to U+009F) as `\u{NN}`.
+pub fn for_terminal(message: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| (c.is_control() && c != '\n' && c != '\t');
+    if !message.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(message.len() + 8);
+    for c in message.chars() {
+        match c {
+            c if !unsafe_char(c) => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +195,17 @@ mod tests {
             "{e:?}"
         );
         assert!(CliError::usage("bad").source.is_none());
+    }
+
+    #[test]
+    fn control_characters_are_escaped_for_the_terminal_only() {
+        assert!(matches!(
+            super::for_terminal("a/b.txt: line 1\n\tmore"),
+            std::borrow::Cow::Borrowed("a/b.txt: line 1\n\tmore")
+        ));
+        assert_eq!(
+            super::for_terminal("evil\x1b]0;title\x07name\u{9b}2J\r\x7f"),
+            "evil\\x1b]0;title\\x07name\\u{9b}2J\\x0d\\x7f"
+        );
     }
 }

@@ -39,7 +39,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         let value = match parsed {
             Ok(v) => v,
             Err((code, message)) => {
-                eprintln!("genesis: error: {message}");
+                eprintln!("genesis: error: {}", super::error::for_terminal(&message));
                 worst = worst.max(code);
                 results.push(serde_json::json!({
                     "file": f,
