@@ -157,7 +157,7 @@ impl From<DiffError> for CliError {
 /// stays exact: JSON escapes control characters itself). C0 controls and DEL are written as
 /// `\xNN`, C1 controls (U+0080 to U+009F) as `\u{NN}`.
 pub fn for_terminal(message: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| (c.is_control() && c != '\n' && c != '\t');
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
     if !message.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(message);
     }
