@@ -62,6 +62,40 @@ fn workdir_must_be_apart_new_or_marked() {
     assert_eq!(std::fs::read(r.join("keep/me.txt")).unwrap(), b"mine\n");
 }
 
+/// A verify whose checkout into a new `--workdir` stopped half way (here a blob missing from
+/// the store, exit 4) has marked the directory already: the next verify syncs it instead of
+/// refusing it as "not made by Genesis".
+#[test]
+fn a_workdir_left_half_written_is_taken_by_the_next_verify() {
+    let d = workspace(MANIFEST, FILES);
+    let r = d.path();
+    ok(&run_in(r, &["open", "--session", "w"]));
+    let blob = genesis::hash::Digest::of(b"mine\n").to_string();
+    let object = walkdir::WalkDir::new(r.join(".genesis"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(&blob[2..]))
+        .expect("the blob of keep/me.txt is stored")
+        .into_path();
+    let other = tempfile::tempdir().unwrap();
+    let aside = other.path().join("aside");
+    std::fs::rename(&object, &aside).unwrap();
+    let wd = other.path().join("wd");
+    let o = run_in(r, &["verify", "w", "--workdir", wd.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(wd.join(".genesis-workdir")).unwrap(),
+        genesis::engine::WORKDIR_TEXT
+    );
+    std::fs::rename(&aside, &object).unwrap();
+    ok(&run_in(
+        r,
+        &["verify", "w", "--workdir", wd.to_str().unwrap()],
+    ));
+    assert_eq!(std::fs::read(wd.join("keep/me.txt")).unwrap(), b"mine\n");
+    assert_eq!(std::fs::read(wd.join("a.txt")).unwrap(), b"a\n");
+}
+
 #[test]
 fn checkout_inside_the_store_or_workspace_is_refused() {
     let d = workspace(MANIFEST, FILES);

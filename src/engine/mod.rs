@@ -126,6 +126,10 @@ type Pending = BTreeMap<Digest, Vec<u8>>;
 /// The file that marks a directory as a Genesis workdir (`verify --workdir`).
 pub const WORKDIR_MARKER: &str = ".genesis-workdir";
 
+/// The bytes of [`WORKDIR_MARKER`].
+pub const WORKDIR_TEXT: &[u8] =
+    b"This directory is a Genesis verify workdir; Genesis syncs it to each snapshot it verifies.\n";
+
 /// The place verify writes a snapshot into, for [`crate::path::check_fs_limits`]: the default
 /// scratch directory `<tmp>/genesis-verify-<session>-pNNNNNNN-XXXXXX` (the pid, 7 digits) (`scratch`: `dir` is the temporary
 /// directory it is made in) or the `--workdir` `dir` itself; each file is first written as

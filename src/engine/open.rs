@@ -276,6 +276,7 @@ impl Engine {
                 durable: false,
                 snapshot: self.snapshot_options(&manifest)?,
                 modes_from: Some(self.workspace.root().to_path_buf()),
+                marker: None,
             },
         )?;
         let (session, _) = guard.commit()?;

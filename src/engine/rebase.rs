@@ -212,6 +212,7 @@ impl Engine {
                     durable: false,
                     snapshot: self.snapshot_options(&manifest)?,
                     modes_from: None,
+                    marker: None,
                 },
             )?;
         }

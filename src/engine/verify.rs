@@ -513,6 +513,12 @@ impl Engine {
             durable: false,
             snapshot: self.snapshot_options(manifest)?,
             modes_from: Some(self.workspace.root().to_path_buf()),
+            // Written first, so a checkout cut short is still known as this verify's workdir
+            // and the next verify syncs it instead of refusing it.
+            marker: opts
+                .workdir
+                .as_ref()
+                .map(|_| (WORKDIR_MARKER, WORKDIR_TEXT)),
         };
         mopts.snapshot.exclude.push(format!("/{WORKDIR_MARKER}"));
         materialize(
@@ -522,11 +528,6 @@ impl Engine {
             &workdir,
             &mopts,
         )?;
-        if opts.workdir.is_some() {
-            let marker = workdir.join(WORKDIR_MARKER);
-            std::fs::write(&marker, b"This directory is a Genesis verify workdir; Genesis syncs it to each snapshot it verifies.\n")
-                .map_err(io_at(&marker))?;
-        }
         Ok((workdir, scratch))
     }
 

@@ -37,6 +37,12 @@ pub struct MaterializeOptions {
     /// readable than in the workspace; a path not there gets the umask's default. `None`:
     /// the file being replaced in the target directory gives the bits, as in `apply`.
     pub modes_from: Option<PathBuf>,
+    /// A file (name at the top of the directory, bytes) written before any file of the
+    /// snapshot, so that a checkout cut short (an error, a crash, Ctrl-C) still carries it:
+    /// `verify --workdir` marks its directory so. A directory holding only this file counts as
+    /// empty. The caller keeps it out of the snapshot's members through `snapshot.exclude`.
+    /// Default: `None`.
+    pub marker: Option<(&'static str, &'static [u8])>,
 }
 
 /// What [`materialize`] did.
@@ -93,7 +99,16 @@ pub fn materialize(
     // files the workspace keeps from other users.
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io(dir))?;
     // A new or empty directory (most checkouts): nothing to compare or delete.
-    let empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none());
+    let empty = std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .filter(|e| !matches!((e, opts.marker), (Ok(e), Some((m, _))) if e.file_name() == m))
+            .next()
+            .is_none()
+    });
+    if let Some((name, bytes)) = opts.marker {
+        let marker = dir.join(name);
+        std::fs::write(&marker, bytes).map_err(io(&marker))?;
+    }
     if empty
         && let fresh::Fresh::Done(outcome) =
             fresh::write_fresh(store, snapshot, executable, dir, opts)?

@@ -65,6 +65,7 @@ impl Engine {
             durable: true,
             snapshot: Default::default(),
             modes_from: None,
+            marker: None,
         };
         // Saved files abort found outside its snapshot (hidden by a rule the agent added, or
         // over the v0.1 size limit): part of the tree abort found, written beside it.
