@@ -99,10 +99,9 @@ pub fn materialize(
     // files the workspace keeps from other users.
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io(dir))?;
     // A new or empty directory (most checkouts): nothing to compare or delete.
-    let empty = std::fs::read_dir(dir).is_ok_and(|entries| {
+    let empty = std::fs::read_dir(dir).is_ok_and(|mut entries| {
         entries
-            .filter(|e| !matches!((e, opts.marker), (Ok(e), Some((m, _))) if e.file_name() == m))
-            .next()
+            .find(|e| !matches!((e, opts.marker), (Ok(e), Some((m, _))) if e.file_name() == m))
             .is_none()
     });
     if let Some((name, bytes)) = opts.marker {
