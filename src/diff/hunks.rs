@@ -110,5 +110,6 @@ pub fn unified_hunks<'a>(old: &'a [u8], new: &'a [u8], context: usize) -> Vec<Un
     out
 }
 
-pub(super) const BASE85: &[u8; 85] =
+/// git's base85 alphabet (binary patches, `base85.c`): digit `i` is `BASE85[i]`.
+pub(crate) const BASE85: &[u8; 85] =
     b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";

@@ -113,7 +113,8 @@ pub enum DiffError {
 mod dirs;
 mod hunks;
 mod large;
-use hunks::{BASE85, range};
+pub(crate) use hunks::BASE85;
+use hunks::range;
 pub use hunks::{UnifiedHunk, line_counts, unified_hunks};
 use large::write_literal;
 pub use large::{BoundedText, LARGE_FILE_BYTES};

@@ -202,10 +202,8 @@ fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
 
 /// Decodes git's base85 data lines (a length character, then 5-character groups).
 fn base85_lines(data: &[u8]) -> Option<Vec<u8>> {
-    const ALPHABET: &[u8; 85] =
-        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
     let mut value = [0xffu8; 256];
-    for (i, &c) in ALPHABET.iter().enumerate() {
+    for (i, &c) in crate::diff::BASE85.iter().enumerate() {
         value[c as usize] = i as u8;
     }
     let mut out = Vec::with_capacity(data.len() / 5 * 4);
