@@ -960,7 +960,7 @@ fn real_history_replays() {
 /// The tree of a commit: regular files only (symlinks and submodules left out, as snapshots do).
 fn tree_at(repo: &Path, rev: &str) -> Mem {
     let ls = git_bytes(repo, &["ls-tree", "-r", "-z", rev]);
-    let mut m = Mem::default();
+    let mut files = Vec::new();
     for entry in ls.split(|&b| b == 0).filter(|e| !e.is_empty()) {
         let tab = entry.iter().position(|&b| b == b'\t').unwrap();
         let meta = String::from_utf8_lossy(&entry[..tab]).into_owned();
@@ -969,22 +969,51 @@ fn tree_at(repo: &Path, rev: &str) -> Mem {
         let (mode, _, oid) = (
             parts.next().unwrap(),
             parts.next().unwrap(),
-            parts.next().unwrap(),
+            parts.next().unwrap().to_owned(),
         );
         if mode != "100644" && mode != "100755" {
             continue;
         }
-        let data = git_bytes(repo, &["cat-file", "blob", oid]);
-        m.0.insert(path, (data, mode == "100755"));
+        files.push((path, oid, mode == "100755"));
+    }
+    // Every blob through one `git cat-file --batch`: `<oid> blob <size>\n<bytes>\n` each.
+    let mut child = Command::new("git")
+        .args(["cat-file", "--batch"])
+        .current_dir(repo)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let list: String = files.iter().map(|(_, oid, _)| format!("{oid}\n")).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(list.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success());
+    let mut m = Mem::default();
+    let mut at = 0;
+    for (path, oid, exec) in files {
+        let nl = at + out.stdout[at..].iter().position(|&b| b == b'\n').unwrap();
+        let header = String::from_utf8_lossy(&out.stdout[at..nl]).into_owned();
+        let mut h = header.split(' ');
+        assert_eq!(h.next(), Some(oid.as_str()), "{header}");
+        assert_eq!(h.next(), Some("blob"), "{header}");
+        let size: usize = h.next().unwrap().parse().unwrap();
+        let data = out.stdout[nl + 1..nl + 1 + size].to_vec();
+        at = nl + 1 + size + 1;
+        m.0.insert(path, (data, exec));
     }
     m
 }
 
-/// Clones /work/main when it has at least 21 commits; otherwise builds a repository from crate
+/// Clones this repository when it has at least 21 commits; otherwise builds a repository from crate
 /// sources under ~/.cargo/registry/src with a series of edits. Returns the temp dir and the repo.
 fn find_history_repo() -> Option<(tempfile::TempDir, PathBuf)> {
     let dir = tempfile::tempdir().unwrap();
-    let main = Path::new("/work/main");
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
     let clone = dir.path().join("r");
     if main.join(".git").exists() {
         let ok = Command::new("git")
