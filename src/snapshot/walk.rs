@@ -29,7 +29,8 @@ pub struct SnapshotOptions {
     /// Files git tracks, relative to the snapshotted root: members although `.gitignore`
     /// matches them (see the module docs). Default: none (the rules of a tree without git).
     /// The engine reads the workspace's index once per command and passes the same set to
-    /// [`crate::membership::left_out`].
+    /// [`crate::membership::left_out`]. A set from [`TrackedFiles::discover_deferred`] for this
+    /// very root takes its nested repositories from this scan's walk (no second walk).
     pub tracked: Arc<TrackedFiles>,
 }
 
