@@ -1,12 +1,15 @@
 //! The pieces of a directory walk with the membership ignore rules (DESIGN section 2) that the
 //! snapshot scan (`snapshot/collect.rs`) and the nested-repository search
-//! ([`crate::tracked`]) share: listing a directory with `getdents64` into one buffer, and the
+//! ([`crate::tracked`]) share: listing a directory with `getdents64` into one buffer, the
 //! `.gitignore` / `.genesisignore` rules of a directory and those above it, consulted per entry
-//! without building a path per entry. The rules are the `ignore` crate's gitignore matchers,
-//! combined as its walker combines them (`.gitignore` and `.genesisignore` files inside the
-//! tree only, none above the root, no `.git/info/exclude`, no global excludes, with or without
-//! a `.git`; the nearest `.genesisignore` rule that matches decides, else the nearest
-//! `.gitignore` rule), so they mean what they meant with that walker.
+//! without building a path per entry, and the search itself (the snapshot walk notes the
+//! repositories it enters and runs the search below a directory only Genesis's own rules leave
+//! out, so that its list is the search's: `tracked.rs`, "One walk"). The rules are the
+//! `ignore` crate's gitignore matchers, combined as its walker combines them (`.gitignore` and
+//! `.genesisignore` files inside the tree only, none above the root, no `.git/info/exclude`,
+//! no global excludes, with or without a `.git`; the nearest `.genesisignore` rule that
+//! matches decides, else the nearest `.gitignore` rule), so they mean what they meant with
+//! that walker.
 
 use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
@@ -169,15 +172,38 @@ pub(crate) fn repositories(root: &Path, store_name: &str) -> Vec<String> {
     out
 }
 
-/// One search for nested repositories ([`repositories`]).
-struct Search<'a> {
-    abs_root: &'a Path,
-    store_name: &'a [u8],
-    found: &'a Mutex<Vec<String>>,
+/// The directory `rel` (relative to the root, `names` and `entries` its listing) as a nested
+/// repository of the search ([`repositories`]): a directory below the root, with a UTF-8
+/// path, holding an entry named `.git` of any type.
+pub(crate) fn repository_at(rel: &[u8], names: &[u8], entries: &[Entry]) -> Option<String> {
+    if rel.is_empty() || !entries.iter().any(|e| &names[e.0..e.1] == b".git") {
+        return None;
+    }
+    std::str::from_utf8(rel).ok().map(str::to_owned)
+}
+
+/// Whether the search ([`repositories`]) enters the directory `cand` (relative to the root;
+/// `name` its last component) under the rules `level`: not `.git`, not the top-level
+/// `store_name`, not left out by the ignore files.
+pub(crate) fn search_enters(cand: &[u8], name: &[u8], store_name: &[u8], level: &Level) -> bool {
+    name != b".git" && cand != store_name && !level.ignores(cand, true)
+}
+
+/// One search for nested repositories ([`repositories`]); the snapshot walk runs one below
+/// each directory that only Genesis's own rules leave out.
+pub(crate) struct Search<'a> {
+    /// The root made absolute.
+    pub(crate) abs_root: &'a Path,
+    /// The top-level store directory's name.
+    pub(crate) store_name: &'a [u8],
+    /// The repositories found ([`repository_at`]), in no order.
+    pub(crate) found: &'a Mutex<Vec<String>>,
 }
 
 impl Search<'_> {
-    fn dir(&self, rel: Vec<u8>, fs_path: PathBuf, level: &Arc<Level>) {
+    /// Searches the directory `rel` (relative to the root, `fs_path` on disk) whose parent's
+    /// rules are `level`, and below it, on rayon's threads.
+    pub(crate) fn dir(&self, rel: Vec<u8>, fs_path: PathBuf, level: &Arc<Level>) {
         let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         if !rel.is_empty() {
             flags |= OFlags::NOFOLLOW;
@@ -190,14 +216,8 @@ impl Search<'_> {
         };
         drop(fd);
         let name_of = |e: &Entry| &names[e.0..e.1];
-        if !rel.is_empty()
-            && entries.iter().any(|e| name_of(e) == b".git")
-            && let Ok(r) = std::str::from_utf8(&rel)
-        {
-            self.found
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(r.to_owned());
+        if let Some(r) = repository_at(&rel, &names, &entries) {
+            self.found.lock().unwrap_or_else(|e| e.into_inner()).push(r);
         }
         let level = Level::of(self.abs_root, &rel, &fs_path, &names, &entries, level);
         let mut subs = Vec::new();
@@ -208,7 +228,7 @@ impl Search<'_> {
                 cand.push(b'/');
             }
             cand.extend_from_slice(name);
-            if name == b".git" || cand == self.store_name || level.ignores(&cand, true) {
+            if !search_enters(&cand, name, self.store_name, &level) {
                 continue;
             }
             subs.push((cand, fs_path.join(OsStr::from_bytes(name))));

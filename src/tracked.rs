@@ -42,6 +42,19 @@
 //! without an `index` add no files; a nested index that cannot be decoded, or a nested `.git`
 //! file that names no directory, is an error as at the top.
 //!
+//! **One walk** ([`TrackedFiles::discover_deferred`]): outside a work tree with an index, the
+//! nested repositories are those the snapshot walk descends into, so the set can leave them to
+//! the first snapshot walk of its root ([`crate::snapshot::scan`]): the walk notes each
+//! directory holding a `.git` that it enters (and, for a directory only Genesis's own rules
+//! leave out, the manifest's `exclude`, the store, the rules above the tree, it still looks
+//! for them below it as the search would), and the set takes the repositories from that list
+//! instead of walking the tree a second time. The list is exactly the search's: the search
+//! follows the walk's `.gitignore`/`.genesisignore` rules and nothing else, and which
+//! directories it enters does not depend on the tracked files (an inner index cannot make it
+//! enter an ignored directory; gitlinks are followed from the indexes read, as always). A walk
+//! that failed, or of another root, leaves the search to [`TrackedFiles::resolve`], which any
+//! query before a walk also runs.
+//!
 //! **No index** (no `.git` above the root, or a git directory without an `index` file, as in
 //! a fresh `git init`): no tracked files, the rules are those of a tree without git. An index
 //! that exists but cannot be read or decoded, or a `.git` file that does not name an existing
@@ -50,9 +63,10 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 /// Why the tracked files of a git work tree could not be read. Each names the path.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum TrackedError {
     /// A `.git` file that is not `gitdir: PATH`, or whose `PATH` is not a directory.
     #[error(
@@ -83,13 +97,47 @@ pub enum TrackedError {
 ///
 /// Shape: a sorted set of `/`-separated paths relative to the snapshotted root, each as git
 /// stores it (UTF-8 only). Empty when there is no index.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// A set from [`TrackedFiles::discover_deferred`] outside a work tree with an index holds its
+/// nested repositories' files once they are found (module docs, "One walk"); its clones
+/// ([`TrackedFiles::with_paths`]) share that finding.
+#[derive(Debug, Clone, Default)]
 pub struct TrackedFiles {
     paths: BTreeSet<String>,
-    /// Entries whose path is not UTF-8, as raw bytes relative to the root, sorted.
+    /// Entries whose path is not UTF-8, as raw bytes relative to the root, sorted. Empty when
+    /// `nested` is set (there is no index then).
     non_utf8: Vec<Vec<u8>>,
     index: Option<PathBuf>,
+    /// The nested repositories of a root in no work tree with an index, found by the first
+    /// walk of the root or by [`TrackedFiles::resolve`].
+    nested: Option<Arc<Deferred>>,
 }
+
+/// The nested repositories' files of one root, found once.
+#[derive(Debug)]
+struct Deferred {
+    /// The root, resolved.
+    root: PathBuf,
+    found: OnceLock<Result<Nested, TrackedError>>,
+}
+
+/// The files of the nested repositories (prefixed by their directory).
+#[derive(Debug, Default)]
+struct Nested {
+    paths: BTreeSet<String>,
+    /// Sorted, no duplicates.
+    non_utf8: Vec<Vec<u8>>,
+}
+
+impl PartialEq for TrackedFiles {
+    fn eq(&self, other: &TrackedFiles) -> bool {
+        self.index == other.index
+            && self.non_utf8() == other.non_utf8()
+            && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for TrackedFiles {}
 
 impl TrackedFiles {
     /// No tracked files (a tree without git).
@@ -105,8 +153,7 @@ impl TrackedFiles {
     {
         TrackedFiles {
             paths: paths.into_iter().map(Into::into).collect(),
-            non_utf8: Vec::new(),
-            index: None,
+            ..TrackedFiles::default()
         }
     }
 
@@ -128,35 +175,117 @@ impl TrackedFiles {
     /// each gitlink of an index read, and — only when the root is in no work tree with an
     /// index — each directory holding a `.git` that the snapshot walk descends into. Cost: one
     /// index read per repository, and outside a work tree one directory walk of the tree
-    /// (ignored directories are not entered; one `lstat` per directory walked).
+    /// (ignored directories are not entered; one `open` and `getdents64` per directory
+    /// walked). A caller that walks the tree anyway takes [`TrackedFiles::discover_deferred`].
     pub fn discover(root: &Path) -> Result<TrackedFiles, TrackedError> {
+        let t = TrackedFiles::discover_deferred(root)?;
+        t.resolve()?;
+        Ok(t)
+    }
+
+    /// [`TrackedFiles::discover`], leaving the search for nested repositories outside a work
+    /// tree with an index to the first snapshot walk of `root` ([`crate::snapshot::scan`]
+    /// with this set in [`crate::snapshot::SnapshotOptions::tracked`]), so a snapshot lists
+    /// each directory once (module docs, "One walk"). The set is the same; only the time the
+    /// search runs, and so the time its errors are reported, differ: [`TrackedFiles::resolve`]
+    /// (which `scan` calls, before reporting any error of its own) reports them, and finds the
+    /// repositories itself if no walk of `root` did. A query before either ([`Self::contains`],
+    /// [`Self::iter`], …) runs the search too, but cannot report its error: a caller that
+    /// queries without scanning calls [`TrackedFiles::resolve`] first.
+    ///
+    /// # Errors
+    /// As [`TrackedFiles::discover`] for the index of the work tree holding `root`.
+    pub fn discover_deferred(root: &Path) -> Result<TrackedFiles, TrackedError> {
         let Ok(real_root) = std::fs::canonicalize(root) else {
             return Ok(TrackedFiles::none());
         };
         let mut t = TrackedFiles::none();
-        let mut queue: Vec<String> = Vec::new();
         if let Some((top, git_dir)) = find_git_dir(root)? {
             let prefix = real_root.strip_prefix(&top).unwrap_or(Path::new(""));
             let index = git_dir.join("index");
             if let Some(e) = read_entries(&index, prefix)? {
                 t.paths = e.files;
                 t.non_utf8 = e.non_utf8;
-                queue = e.gitlinks;
                 t.index = Some(index);
+                // Inside a work tree, git's own rule: only gitlinks lead into nested
+                // repositories (an embedded repository the outer index does not list is
+                // opaque to git, and its files follow the ignore rules here).
+                let nested = nested_of(&real_root, e.gitlinks)?;
+                t.paths.extend(nested.paths);
+                t.non_utf8.extend(nested.non_utf8);
+                t.non_utf8.sort();
+                t.non_utf8.dedup();
+                return Ok(t);
             }
         }
-        // Inside a work tree, git's own rule: only gitlinks lead into nested repositories (an
-        // embedded repository the outer index does not list is opaque to git, and its files
-        // follow the ignore rules here). Outside one, each repository the walk enters counts;
-        // that costs one directory walk, which a work tree is spared (its no-change snapshot
-        // stays one walk).
-        if t.index.is_none() {
-            queue.extend(nested_repositories(&real_root));
-        }
-        t.add_nested(&real_root, queue)?;
-        t.non_utf8.sort();
-        t.non_utf8.dedup();
+        // Outside one, each repository the walk enters counts: found by the snapshot's own
+        // walk, or by a walk of its own when asked before one.
+        t.nested = Some(Arc::new(Deferred {
+            root: real_root,
+            found: OnceLock::new(),
+        }));
         Ok(t)
+    }
+
+    /// Finds the nested repositories of a set from [`TrackedFiles::discover_deferred`] by a
+    /// walk of its root, unless a snapshot walk of the root (or an earlier call) found them
+    /// already; nothing for any other set. Shared by the set's clones.
+    ///
+    /// # Errors
+    /// As [`TrackedFiles::discover`] for a nested repository: [`TrackedError::BadGitFile`],
+    /// [`TrackedError::Index`] (the same error each time it is asked).
+    pub fn resolve(&self) -> Result<(), TrackedError> {
+        let Some(d) = &self.nested else {
+            return Ok(());
+        };
+        d.found
+            .get_or_init(|| nested_of(&d.root, nested_repositories(&d.root)))
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
+    }
+
+    /// The resolved root whose walk would find this set's nested repositories, while they are
+    /// not found yet ([`TrackedFiles::settle`]).
+    pub(crate) fn pending_root(&self) -> Option<&Path> {
+        self.nested
+            .as_deref()
+            .filter(|d| d.found.get().is_none())
+            .map(|d| d.root.as_path())
+    }
+
+    /// Takes the nested repositories from a snapshot walk of [`Self::pending_root`] that
+    /// finished without error: `found` holds the directories (relative, `/`-separated, UTF-8)
+    /// holding a `.git` entry that the search of [`TrackedFiles::resolve`] would enter, in
+    /// any order. Nothing changes when they are found already.
+    ///
+    /// # Errors
+    /// As [`TrackedFiles::resolve`].
+    pub(crate) fn settle(&self, mut found: Vec<String>) -> Result<(), TrackedError> {
+        let Some(d) = &self.nested else {
+            return Ok(());
+        };
+        d.found
+            .get_or_init(|| {
+                // The order the search gives (sorted), so that of two broken indexes the same
+                // one is reported.
+                found.sort();
+                found.dedup();
+                nested_of(&d.root, found)
+            })
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
+    }
+
+    /// The nested repositories' files, found now if they are not yet; `None` when there are
+    /// none to find, or when finding them failed (reported by [`TrackedFiles::resolve`]).
+    fn nested(&self) -> Option<&Nested> {
+        let d = self.nested.as_deref()?;
+        d.found
+            .get_or_init(|| nested_of(&d.root, nested_repositories(&d.root)))
+            .as_ref()
+            .ok()
     }
 
     /// Adds the tracked files of the nested repositories at `queue` (directories relative to
@@ -206,33 +335,46 @@ impl TrackedFiles {
             paths: e.files,
             non_utf8: e.non_utf8,
             index: Some(index.to_path_buf()),
+            nested: None,
         })
     }
 
     /// Whether git tracks `path` (relative to the snapshotted root).
     pub fn contains(&self, path: &str) -> bool {
-        self.paths.contains(path)
+        self.paths.contains(path) || self.nested().is_some_and(|n| n.paths.contains(path))
     }
 
     /// The tracked paths, sorted by UTF-8 bytes.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.paths.iter().map(String::as_str)
+        let nested = self.nested().map(|n| n.paths.iter());
+        Union {
+            a: self.paths.iter().peekable(),
+            b: nested.into_iter().flatten().peekable(),
+        }
     }
 
     /// The tracked paths that are not UTF-8, as raw bytes relative to the root (`/`-separated),
     /// sorted. They are not in [`TrackedFiles::iter`].
     pub fn non_utf8(&self) -> &[Vec<u8>] {
-        &self.non_utf8
+        match self.nested() {
+            Some(n) => &n.non_utf8,
+            None => &self.non_utf8,
+        }
     }
 
     /// How many UTF-8 paths ([`TrackedFiles::iter`]).
     pub fn len(&self) -> usize {
-        self.paths.len()
+        match self.nested() {
+            Some(n) if !n.paths.is_empty() => self.iter().count(),
+            _ => self.paths.len(),
+        }
     }
 
     /// Whether there are none, UTF-8 or not.
     pub fn is_empty(&self) -> bool {
-        self.paths.is_empty() && self.non_utf8.is_empty()
+        self.paths.is_empty()
+            && self.non_utf8().is_empty()
+            && self.nested().is_none_or(|n| n.paths.is_empty())
     }
 
     /// The index file read, if there was one.
@@ -249,6 +391,44 @@ struct Entries {
     non_utf8: Vec<Vec<u8>>,
     /// Gitlinks (mode 160000, submodules) with UTF-8 paths.
     gitlinks: Vec<String>,
+}
+
+/// The two sorted sets of [`TrackedFiles::iter`] merged, each path once.
+struct Union<'a, A: Iterator<Item = &'a String>, B: Iterator<Item = &'a String>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<'a, A: Iterator<Item = &'a String>, B: Iterator<Item = &'a String>> Iterator
+    for Union<'a, A, B>
+{
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let next = match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if x == y => {
+                self.b.next();
+                self.a.next()
+            }
+            (Some(x), Some(y)) if x < y => self.a.next(),
+            (Some(_), Some(_)) | (None, _) => self.b.next(),
+            (Some(_), None) => self.a.next(),
+        };
+        next.map(String::as_str)
+    }
+}
+
+/// The tracked files of the nested repositories at `queue` (directories relative to the
+/// resolved `root`) and of theirs, non-UTF-8 paths sorted ([`TrackedFiles::add_nested`]).
+fn nested_of(root: &Path, queue: Vec<String>) -> Result<Nested, TrackedError> {
+    let mut t = TrackedFiles::none();
+    t.add_nested(root, queue)?;
+    t.non_utf8.sort();
+    t.non_utf8.dedup();
+    Ok(Nested {
+        paths: t.paths,
+        non_utf8: t.non_utf8,
+    })
 }
 
 /// The entries of the index at `index` below `prefix`; `None` when the file does not exist.

@@ -152,7 +152,8 @@ impl Workspace {
 
     /// Snapshot options for a tree at `dir`: the manifest's `exclude` globs when `dir` holds a
     /// `genesis.json`, the store directory left out, and the files git tracks in the work tree
-    /// holding `dir` ([`TrackedFiles::discover`]; none outside git).
+    /// holding `dir` ([`TrackedFiles::discover_deferred`]: a nested repository outside a work
+    /// tree is found by the snapshot's walk of `dir`; none outside git).
     ///
     /// # Errors
     /// [`OptionsError::Manifest`] if `dir/genesis.json` exists but is invalid;
@@ -170,7 +171,7 @@ impl Workspace {
             // A directory below the root inherits the root's ignore rules (a directory
             // elsewhere, or the root itself, has none above it).
             ignore_root: Some(self.root.clone()),
-            tracked: std::sync::Arc::new(TrackedFiles::discover(dir)?),
+            tracked: std::sync::Arc::new(TrackedFiles::discover_deferred(dir)?),
             ..SnapshotOptions::default()
         };
         let manifest_path =
@@ -186,7 +187,12 @@ impl Workspace {
                 }
             }
             Err(ManifestError::Missing(_)) => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                // A nested index that cannot be read is reported first, as when the tracked
+                // set was read before the manifest.
+                opts.tracked.resolve()?;
+                return Err(e.into());
+            }
         }
         Ok(opts)
     }

@@ -216,11 +216,22 @@ impl Engine {
     pub(crate) fn tracked(
         &self,
     ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, SnapshotError> {
+        let t = self.tracked_for_scan()?;
+        t.resolve()?;
+        Ok(t)
+    }
+
+    /// [`Engine::tracked`] for a snapshot: outside a work tree with an index, the nested
+    /// repositories are left to the first scan of the workspace, which settles them for every
+    /// later use ([`crate::tracked::TrackedFiles::discover_deferred`]).
+    fn tracked_for_scan(
+        &self,
+    ) -> Result<std::sync::Arc<crate::tracked::TrackedFiles>, SnapshotError> {
         if let Some(t) = self.tracked.get() {
             return Ok(t.clone());
         }
         let t = std::sync::Arc::new(
-            crate::tracked::TrackedFiles::discover(self.workspace.root())
+            crate::tracked::TrackedFiles::discover_deferred(self.workspace.root())
                 .map_err(SnapshotError::from)?,
         );
         Ok(self.tracked.get_or_init(|| t).clone())
@@ -248,7 +259,7 @@ impl Engine {
         let mut o = SnapshotOptions {
             exclude: manifest.exclude.clone(),
             store_dir: Some(self.workspace.store_dir().to_path_buf()),
-            tracked: self.tracked()?,
+            tracked: self.tracked_for_scan()?,
             ..SnapshotOptions::default()
         };
         if let Some(n) = manifest.limits.max_file_bytes {

@@ -5,6 +5,13 @@
 //! member file relative to the directory's descriptor (no path lookup from the root). Each
 //! directory appends its files to one of a few shared lists (about one per thread, so they are
 //! large allocations that are given back when merged), sorted once at the end.
+//!
+//! When the tracked set still owes the nested repositories of this very root
+//! ([`crate::tracked::TrackedFiles::discover_deferred`]), the walk also notes each directory
+//! holding a `.git` entry that it enters, and runs the nested-repository search
+//! ([`crate::dirwalk::Search`]) below each directory that only Genesis's own rules (`exclude`,
+//! the store, the rules above the tree) leave out, so that the list is the one that search
+//! would give for the whole tree without walking it a second time ([`settle_tracked`]).
 
 use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
@@ -20,7 +27,7 @@ use rustix::fs::{AtFlags, FileType, OFlags, StatxFlags};
 
 use super::parents::ParentRules;
 use super::{ScannedFile, SkipReason, Skipped, SnapshotError, SnapshotOptions, StatKey};
-use crate::dirwalk::{Level, list};
+use crate::dirwalk::{Level, Search, list, repository_at, search_enters};
 use crate::path::{STORE_DIR_NAME, WorkspacePath};
 
 /// What the walk found: files sorted by path bytes, skipped entries and errors in no order.
@@ -31,6 +38,9 @@ pub(super) struct ScanParts {
     /// Errors with the path they were found at (the smallest one is reported, so the error
     /// does not depend on which thread got there first).
     pub(super) errors: Vec<(PathBuf, SnapshotError)>,
+    /// The directories holding a `.git` entry that the nested-repository search would enter,
+    /// when the walk looked for them (see the module docs), in no order.
+    pub(super) nested: Option<Vec<String>>,
 }
 
 /// The rules that leave an entry out besides the ignore files: the manifest's `exclude`
@@ -60,6 +70,8 @@ pub(super) struct Walker<'a> {
     errors: Mutex<Vec<(PathBuf, SnapshotError)>>,
     /// Lists of files found, each held by one directory at a time.
     bags: Mutex<Vec<Vec<ScannedFile>>>,
+    /// Nested repositories found, when the tracked set owes those of this root.
+    nested: Option<Mutex<Vec<String>>>,
 }
 
 /// A subdirectory still to walk.
@@ -71,6 +83,13 @@ struct Sub {
 impl<'a> Walker<'a> {
     pub(super) fn new(root: &'a Path, opts: &'a SnapshotOptions, filters: Filters) -> Self {
         let abs_root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        // Only for the root the set was discovered for (the engine judges other trees, such as
+        // a checkout, with the workspace's set: their repositories are not its own).
+        let nested = opts
+            .tracked
+            .pending_root()
+            .is_some_and(|r| std::fs::canonicalize(root).is_ok_and(|c| c == r))
+            .then(|| Mutex::new(Vec::new()));
         Walker {
             root,
             opts,
@@ -81,6 +100,7 @@ impl<'a> Walker<'a> {
             skipped: Mutex::new(Vec::new()),
             errors: Mutex::new(Vec::new()),
             bags: Mutex::new(Vec::new()),
+            nested,
         }
     }
 
@@ -103,6 +123,9 @@ impl<'a> Walker<'a> {
             files,
             skipped: self.skipped.into_inner().unwrap_or_else(|e| e.into_inner()),
             errors: self.errors.into_inner().unwrap_or_else(|e| e.into_inner()),
+            nested: self
+                .nested
+                .map(|n| n.into_inner().unwrap_or_else(|e| e.into_inner())),
         }
     }
 
@@ -148,8 +171,15 @@ impl<'a> Walker<'a> {
                 return;
             }
         };
+        if let Some(found) = &self.nested
+            && let Some(r) = repository_at(&rel, &names, &entries)
+        {
+            found.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+        }
         let level = Level::of(&self.abs_root, &rel, &fs_path, &names, &entries, level);
         let mut subs: Vec<Sub> = Vec::new();
+        // Directories left out that the nested-repository search enters.
+        let mut searched: Vec<Sub> = Vec::new();
         let mut bag = self.take_bag();
         let mut cand = rel.clone();
         if !cand.is_empty() {
@@ -162,6 +192,15 @@ impl<'a> Walker<'a> {
             cand.extend_from_slice(name);
             let is_dir = ft == FileType::Directory;
             if self.left_out(&cand, name, is_dir, &level) {
+                if is_dir
+                    && self.nested.is_some()
+                    && search_enters(&cand, name, STORE_DIR_NAME.as_bytes(), &level)
+                {
+                    searched.push(Sub {
+                        rel: cand.clone(),
+                        fs_path: fs_path.join(OsStr::from_bytes(name)),
+                    });
+                }
                 continue;
             }
             if is_dir {
@@ -184,6 +223,18 @@ impl<'a> Walker<'a> {
         drop(fd);
         if self.failed.load(Ordering::Relaxed) {
             return;
+        }
+        if let Some(found) = &self.nested
+            && !searched.is_empty()
+        {
+            let search = Search {
+                abs_root: &self.abs_root,
+                store_name: STORE_DIR_NAME.as_bytes(),
+                found,
+            };
+            searched
+                .into_par_iter()
+                .for_each(|s| search.dir(s.rel, s.fs_path, &level));
         }
         subs.into_par_iter()
             .for_each(|s| self.dir(s.rel, s.fs_path, &level));
@@ -303,6 +354,36 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// Settles the tracked set's nested repositories (see the module docs) before the walk's
+/// errors are reported: from the walk's list when it found them without error, else by the
+/// search of [`crate::tracked::TrackedFiles::resolve`] (nothing to do for a set that owes
+/// none). An error here is the one `TrackedFiles::discover` gave before the walk, so it comes
+/// first, as it did.
+///
+/// # Errors
+/// [`SnapshotError::Tracked`] for a nested `.git` file or index that cannot be used.
+pub(super) fn settle_tracked(
+    opts: &SnapshotOptions,
+    parts: &mut ScanParts,
+) -> Result<(), SnapshotError> {
+    if let Some(found) = parts.nested.take()
+        && parts.errors.is_empty()
+    {
+        opts.tracked.settle(found)?;
+    }
+    opts.tracked.resolve()?;
+    Ok(())
+}
+
+/// `e`, an error found before the walk, unless settling the tracked set's nested repositories
+/// fails: that error came first when they were found before the scan.
+pub(super) fn tracked_first(opts: &SnapshotOptions, e: SnapshotError) -> SnapshotError {
+    match opts.tracked.resolve() {
+        Err(t) => t.into(),
+        Ok(()) => e,
+    }
+}
+
 /// The stat cache's fields and the owner's executable bit of `name` in the directory open at
 /// `dir`, not following a link (`statx`, the call `std::fs::symlink_metadata` makes, so the
 /// fields are those [`StatKey::of`] gives).
@@ -346,6 +427,79 @@ fn special_reason(ft: FileType) -> Option<SkipReason> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A walk for a set that owes the nested repositories of its root lists exactly those the
+    /// separate search finds ([`crate::dirwalk::repositories`]): the ones it enters, and those
+    /// below directories only `exclude`, the store or a parent's rules leave out; not those in
+    /// ignored directories, below `.git`, the top-level store or through a link.
+    #[test]
+    fn walk_lists_the_searched_repositories() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let root = base.join("w");
+        let mk = |rel: &str| std::fs::create_dir_all(root.join(rel)).unwrap();
+        for d in [
+            "a/.git",
+            "a/b/.git",
+            "c/d/e/.git",
+            "ign/r/.git",
+            "exc/r/.git",
+            "exc/x/y/.git",
+            "st/r/.git",
+            "pi/r/.git",
+            "gi/r/.git",
+            ".genesis/r/.git",
+            "f/.git/r/.git",
+            "k/keep/r/.git",
+            "k/drop/r/.git",
+        ] {
+            mk(d);
+        }
+        mk("g");
+        std::fs::write(root.join("g/.git"), b"gitdir: x\n").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("link")).unwrap();
+        std::fs::write(root.join(".gitignore"), b"ign/\n/k/*\n!/k/keep/\n").unwrap();
+        std::fs::write(root.join(".genesisignore"), b"gi/\n").unwrap();
+        std::fs::write(base.join(".gitignore"), b"w/pi/\n").unwrap();
+        let tracked = Arc::new(crate::tracked::TrackedFiles::discover_deferred(&root).unwrap());
+        let opts = SnapshotOptions {
+            exclude: vec!["exc".into()],
+            store_dir: Some(root.join("st")),
+            ignore_root: Some(base.clone()),
+            tracked: tracked.clone(),
+            ..SnapshotOptions::default()
+        };
+        let filters = Filters {
+            overrides: super::super::walk::exclude_overrides(&root, &opts.exclude).unwrap(),
+            parents: ParentRules::of(&base, &root).unwrap(),
+            canonical_root: root.clone(),
+            store_rel: Some(PathBuf::from("st")),
+        };
+        let mut found = Walker::new(&root, &opts, filters).run().nested.unwrap();
+        found.sort();
+        let expect = [
+            "a", "a/b", "c/d/e", "exc/r", "exc/x/y", "f", "g", "k/keep/r", "pi/r", "st/r",
+        ];
+        assert_eq!(found, expect);
+        assert_eq!(crate::dirwalk::repositories(&root, STORE_DIR_NAME), expect);
+        // Not owed for another root: the walk of a copy lists nothing.
+        let other = SnapshotOptions {
+            tracked,
+            ..SnapshotOptions::default()
+        };
+        let filters = Filters {
+            overrides: None,
+            parents: ParentRules::default(),
+            canonical_root: root.join("a"),
+            store_rel: None,
+        };
+        assert!(
+            Walker::new(&root.join("a"), &other, filters)
+                .run()
+                .nested
+                .is_none()
+        );
+    }
 
     /// The walk's `statx` gives the fields `std::fs::symlink_metadata` gives, so caches
     /// written by either agree.

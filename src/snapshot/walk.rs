@@ -1,7 +1,7 @@
 //! Finding a tree's member files and hashing them (the membership rules of
 //! [`crate::snapshot`], DESIGN section 2).
 
-use super::collect::{Filters, Walker, is_executable};
+use super::collect::{Filters, Walker, is_executable, settle_tracked, tracked_first};
 use super::*;
 
 /// Options for [`scan`] and [`snapshot_dir`].
@@ -29,7 +29,8 @@ pub struct SnapshotOptions {
     /// Files git tracks, relative to the snapshotted root: members although `.gitignore`
     /// matches them (see the module docs). Default: none (the rules of a tree without git).
     /// The engine reads the workspace's index once per command and passes the same set to
-    /// [`crate::membership::left_out`].
+    /// [`crate::membership::left_out`]. A set from [`TrackedFiles::discover_deferred`] for this
+    /// very root takes its nested repositories from this scan's walk (no second walk).
     pub tracked: Arc<TrackedFiles>,
 }
 
@@ -233,7 +234,9 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
     });
 
     let parents = match &opts.ignore_root {
-        Some(top) => super::parents::ParentRules::of(top, root)?,
+        Some(top) => {
+            super::parents::ParentRules::of(top, root).map_err(|e| tracked_first(opts, e))?
+        }
         None => super::parents::ParentRules::default(),
     };
     let canonical_root = if parents.is_empty() {
@@ -242,14 +245,15 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
         std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
     };
     let filters = Filters {
-        overrides: exclude_overrides(root, &opts.exclude)?,
+        overrides: exclude_overrides(root, &opts.exclude).map_err(|e| tracked_first(opts, e))?,
         parents,
         canonical_root,
         store_rel: store_rel.clone(),
     };
     // One task per directory on rayon's threads (see `collect.rs`); the files come back in
     // path order, the rest is sorted below, so the result does not depend on the walk's order.
-    let parts = Walker::new(root, opts, filters).run();
+    let mut parts = Walker::new(root, opts, filters).run();
+    settle_tracked(opts, &mut parts)?;
     if let Some(e) = parts.errors.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
         return Err(e.1);
     }
@@ -268,7 +272,7 @@ pub fn scan(root: &Path, opts: &SnapshotOptions) -> Result<ScanOutcome, Snapshot
 
 /// The manifest's `exclude` globs as overrides of the walk (each one a `!glob`), or `None`
 /// when there is none.
-fn exclude_overrides(
+pub(super) fn exclude_overrides(
     root: &Path,
     exclude: &[String],
 ) -> Result<Option<ignore::overrides::Override>, SnapshotError> {
