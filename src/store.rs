@@ -470,10 +470,9 @@ impl Store {
         if current.as_deref() != Some(&exec_bytes[..]) {
             write_atomic(&dir, &exec_name, &exec_bytes)?;
         }
-        let doc = snapshot.to_json_pretty();
         match std::fs::read(self.snapshot_path(&id)) {
             // The document already stored is the one this snapshot prints: nothing to do.
-            Ok(stored) if stored == doc.as_bytes() => {}
+            Ok(stored) if snapshot.is_json_pretty(&stored) => {}
             // Anything else is read as every stored document is, strictly (a key twice, an
             // invalid document, an identity that is not its name are store corruption); a
             // valid document of this identity laid out otherwise is kept.
@@ -481,6 +480,7 @@ impl Store {
                 self.read_snapshot(&id)?;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let doc = snapshot.to_json_pretty();
                 write_atomic(&dir, &format!("{id}.json"), doc.as_bytes())?;
             }
             Err(e) => return Err(io_err(&self.snapshot_path(&id))(e)),
