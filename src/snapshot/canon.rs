@@ -60,6 +60,22 @@ pub(super) fn json_pretty(identity: &Digest, files: &[SnapshotFile]) -> Vec<u8> 
     let per_file = 96 + 64 + 20;
     let paths: usize = files.iter().map(|f| f.path.as_str().len()).sum();
     let mut out = Vec::with_capacity(160 + paths + files.len() * per_file);
+    json_pretty_chunks(identity, files, |chunk| {
+        out.extend_from_slice(chunk);
+        true
+    });
+    out
+}
+
+/// [`json_pretty`] handed to `sink` in pieces of about [`CHUNK`] bytes, in order, from one
+/// buffer, so that comparing it with a stored copy holds neither whole; stops as soon as
+/// `sink` returns `false`, and returns whether it never did.
+pub(super) fn json_pretty_chunks(
+    identity: &Digest,
+    files: &[SnapshotFile],
+    mut sink: impl FnMut(&[u8]) -> bool,
+) -> bool {
+    let mut out: Vec<u8> = Vec::with_capacity(CHUNK + 1024);
     out.extend_from_slice(b"{\n  \"schema\": ");
     write_string(&mut out, SNAPSHOT_SCHEMA);
     out.extend_from_slice(b",\n  \"identity\": \"");
@@ -76,12 +92,57 @@ pub(super) fn json_pretty(identity: &Digest, files: &[SnapshotFile]) -> Vec<u8> 
         out.extend_from_slice(b"\",\n      \"bytes\": ");
         out.extend_from_slice(f.bytes.to_string().as_bytes());
         out.extend_from_slice(b"\n    }");
+        if out.len() >= CHUNK {
+            if !sink(&out) {
+                return false;
+            }
+            out.clear();
+        }
     }
     if !files.is_empty() {
         out.extend_from_slice(b"\n  ");
     }
     out.extend_from_slice(b"]\n}\n");
-    out
+    sink(&out)
+}
+
+/// Whether what `reader` yields is exactly [`json_pretty`], read and compared a piece at a
+/// time (see [`json_pretty_chunks`]).
+///
+/// # Errors
+/// A read error of `reader`.
+pub(super) fn same_json_pretty(
+    identity: &Digest,
+    files: &[SnapshotFile],
+    reader: &mut impl std::io::Read,
+) -> std::io::Result<bool> {
+    let mut buf = Vec::with_capacity(CHUNK + 1024);
+    let mut failed = None;
+    let same = json_pretty_chunks(identity, files, |chunk| {
+        buf.resize(chunk.len(), 0);
+        match reader.read_exact(&mut buf) {
+            Ok(()) => buf == chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => false,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    // Nothing may follow the document.
+    Ok(same && {
+        let mut one = [0u8; 1];
+        loop {
+            match reader.read(&mut one) {
+                Ok(n) => break n == 0,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    })
 }
 
 /// Appends `s` as an RFC 8785 string: `"` and `\` escaped with a backslash, the control
@@ -267,6 +328,7 @@ mod tests {
             );
             assert_eq!(snap.to_json_pretty(), want);
             assert!(snap.is_json_pretty(want.as_bytes()));
+            assert!(same_json_pretty(&snap.identity(), &files, &mut want.as_bytes()).unwrap());
             // Any other bytes are not the document: one byte more, one less, one changed.
             let mut longer = want.clone().into_bytes();
             longer.push(b'\n');
@@ -275,6 +337,15 @@ mod tests {
             let mut changed = want.clone().into_bytes();
             changed[12] ^= 1;
             assert!(!snap.is_json_pretty(&changed));
+            for other in [
+                &longer[..],
+                &want.as_bytes()[..want.len() - 1],
+                &changed[..],
+                b"",
+            ] {
+                let mut r = other;
+                assert!(!same_json_pretty(&snap.identity(), &files, &mut r).unwrap());
+            }
         }
     }
 

@@ -485,7 +485,16 @@ impl Snapshot {
     /// Whether `stored` is exactly [`Snapshot::to_json_pretty`] (the store's check, on every
     /// snapshot, that the document it already holds is this one).
     pub fn is_json_pretty(&self, stored: &[u8]) -> bool {
-        stored == canon::json_pretty(&self.identity, &self.files).as_slice()
+        self.reads_as_json_pretty(&mut &stored[..]).unwrap_or(false)
+    }
+
+    /// [`Snapshot::is_json_pretty`] of everything `reader` yields, read and compared a piece
+    /// at a time (neither document held whole).
+    ///
+    /// # Errors
+    /// A read error of `reader`.
+    pub fn reads_as_json_pretty(&self, reader: &mut impl std::io::Read) -> std::io::Result<bool> {
+        canon::same_json_pretty(&self.identity, &self.files, reader)
     }
 
     /// The v0.1 document's members, borrowed, in the order they are printed.
