@@ -128,7 +128,26 @@ impl Digest {
 
     /// The 64-character lowercase hex form.
     pub fn to_hex(&self) -> String {
-        hex::encode(self.0)
+        self.hex_str(&mut [0u8; 64]).to_owned()
+    }
+
+    /// The 64 lowercase hex characters as ASCII bytes, without allocating (a table lookup per
+    /// half-byte: serialising a digest is on the path of every snapshot document and identity).
+    pub fn hex_bytes(&self) -> [u8; 64] {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [0u8; 64];
+        for (pair, b) in out.chunks_exact_mut(2).zip(self.0) {
+            pair[0] = HEX[usize::from(b >> 4)];
+            pair[1] = HEX[usize::from(b & 0x0f)];
+        }
+        out
+    }
+
+    /// The hex form written into `buf`, borrowed from it.
+    fn hex_str<'a>(&self, buf: &'a mut [u8; 64]) -> &'a str {
+        *buf = self.hex_bytes();
+        // Only ASCII hex digits were written, so this never fails.
+        std::str::from_utf8(buf).unwrap_or_default()
     }
 }
 
@@ -165,13 +184,13 @@ impl Hasher {
 
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
+        f.write_str(self.hex_str(&mut [0u8; 64]))
     }
 }
 
 impl fmt::Debug for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Digest({})", self.to_hex())
+        write!(f, "Digest({})", self.hex_str(&mut [0u8; 64]))
     }
 }
 
@@ -189,7 +208,7 @@ impl FromStr for Digest {
 
 impl serde::Serialize for Digest {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.to_hex())
+        serializer.serialize_str(self.hex_str(&mut [0u8; 64]))
     }
 }
 
@@ -231,6 +250,27 @@ mod tests {
         assert_eq!(
             Digest::EMPTY.to_string(),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn hex_forms_agree_with_the_hex_crate() {
+        for d in [
+            Digest::EMPTY,
+            Digest::of(b"abc"),
+            Digest::from_bytes([0xff; 32]),
+        ] {
+            let want = hex::encode(d.as_bytes());
+            assert_eq!(d.to_hex(), want);
+            assert_eq!(d.to_string(), want);
+            assert_eq!(&d.hex_bytes()[..], want.as_bytes());
+            assert_eq!(format!("{d:?}"), format!("Digest({want})"));
+            assert_eq!(serde_json::to_string(&d).unwrap(), format!("\"{want}\""));
+        }
+        assert_eq!(
+            Digest::from_bytes([0x0f; 32]).to_hex(),
+            "0f".repeat(32),
+            "a leading zero half-byte is written"
         );
     }
 

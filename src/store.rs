@@ -470,20 +470,23 @@ impl Store {
         if current.as_deref() != Some(&exec_bytes[..]) {
             write_atomic(&dir, &exec_name, &exec_bytes)?;
         }
-        let doc = snapshot.to_json_pretty();
-        match std::fs::read(self.snapshot_path(&id)) {
+        let doc_path = self.snapshot_path(&id);
+        let same =
+            std::fs::File::open(&doc_path).and_then(|mut f| snapshot.reads_as_json_pretty(&mut f));
+        match same {
             // The document already stored is the one this snapshot prints: nothing to do.
-            Ok(stored) if stored == doc.as_bytes() => {}
+            Ok(true) => {}
             // Anything else is read as every stored document is, strictly (a key twice, an
             // invalid document, an identity that is not its name are store corruption); a
             // valid document of this identity laid out otherwise is kept.
-            Ok(_) => {
+            Ok(false) => {
                 self.read_snapshot(&id)?;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let doc = snapshot.to_json_pretty();
                 write_atomic(&dir, &format!("{id}.json"), doc.as_bytes())?;
             }
-            Err(e) => return Err(io_err(&self.snapshot_path(&id))(e)),
+            Err(e) => return Err(io_err(&doc_path)(e)),
         }
         Ok(())
     }

@@ -95,9 +95,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
         &outcome.skipped,
     );
     let snap = &outcome.snapshot;
-    let collisions = snap.fold_collisions();
+    // Looked for only when there is someone to warn (not under --quiet).
     if ctx.chatty() {
-        report_collisions(&collisions);
+        report_collisions(&snap.fold_collisions());
     }
     if ctx.json && args.identity {
         // The identity alone, still a JSON document (`check --expect` takes it).

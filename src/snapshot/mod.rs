@@ -58,6 +58,11 @@ pub use crate::path::STORE_DIR_NAME;
 /// `{"files": files, "schema": "genesis/workspace-snapshot-v0.1"}` (DESIGN section 2). The
 /// bytes hashed are those of the table in [`crate::hash`].
 pub fn snapshot_identity(files: &[SnapshotFile]) -> Digest {
+    // The same bytes written directly (`snapshot/canon.rs`); the generic serialiser only for
+    // sizes past 2^53, which no v0.1 snapshot holds.
+    if let Some(d) = canon::identity(files) {
+        return d;
+    }
     #[derive(serde::Serialize)]
     struct Unnamed<'a> {
         schema: &'static str,
@@ -219,6 +224,14 @@ struct SnapshotJson {
     schema: String,
     identity: Digest,
     files: Vec<SnapshotFile>,
+}
+
+/// [`SnapshotJson`] borrowed, for writing (same members, same order).
+#[derive(serde::Serialize)]
+struct SnapshotJsonRef<'a> {
+    schema: &'static str,
+    identity: Digest,
+    files: &'a [SnapshotFile],
 }
 
 impl Snapshot {
@@ -464,24 +477,38 @@ impl Snapshot {
 
     /// The document as pretty-printed JSON (`schema`, `identity`, `files`), with a final newline.
     pub fn to_json_pretty(&self) -> String {
-        let doc = SnapshotJson {
-            schema: SNAPSHOT_SCHEMA.to_owned(),
+        // Written directly (`snapshot/canon.rs`), byte for byte what serde_json writes.
+        String::from_utf8(canon::json_pretty(&self.identity, &self.files))
+            .expect("built from UTF-8 strings and ASCII")
+    }
+
+    /// Whether `stored` is exactly [`Snapshot::to_json_pretty`] (the store's check, on every
+    /// snapshot, that the document it already holds is this one).
+    pub fn is_json_pretty(&self, stored: &[u8]) -> bool {
+        self.reads_as_json_pretty(&mut &stored[..]).unwrap_or(false)
+    }
+
+    /// [`Snapshot::is_json_pretty`] of everything `reader` yields, read and compared a piece
+    /// at a time (neither document held whole).
+    ///
+    /// # Errors
+    /// A read error of `reader`.
+    pub fn reads_as_json_pretty(&self, reader: &mut impl std::io::Read) -> std::io::Result<bool> {
+        canon::same_json_pretty(&self.identity, &self.files, reader)
+    }
+
+    /// The v0.1 document's members, borrowed, in the order they are printed.
+    fn document(&self) -> SnapshotJsonRef<'_> {
+        SnapshotJsonRef {
+            schema: SNAPSHOT_SCHEMA,
             identity: self.identity,
-            files: self.files.clone(),
-        };
-        let mut s = serde_json::to_string_pretty(&doc).expect("serialisable");
-        s.push('\n');
-        s
+            files: &self.files,
+        }
     }
 
     /// The document as a JSON value.
     pub fn to_value(&self) -> serde_json::Value {
-        serde_json::to_value(SnapshotJson {
-            schema: SNAPSHOT_SCHEMA.to_owned(),
-            identity: self.identity,
-            files: self.files.clone(),
-        })
-        .expect("serialisable")
+        serde_json::to_value(self.document()).expect("serialisable")
     }
 
     /// What `genesis snapshot` prints, as a JSON value: for v0.1 the document
@@ -659,6 +686,7 @@ fn check_order(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
     Ok(())
 }
 
+mod canon;
 mod collect;
 mod parents;
 mod read;
