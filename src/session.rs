@@ -593,9 +593,21 @@ pub fn checkout_owner(
 /// `.gitignore` matches them. Empty when `dir` is no session's checkout, or the session
 /// predates the record.
 ///
+/// A checkout lies outside its workspace (`open` refuses one inside), so for `dir` at or below
+/// `workspace_root` (the usual `genesis snapshot` of the workspace) no session state is read:
+/// the cost does not grow with the number of sessions.
+///
 /// # Errors
 /// [`StoreError::Io`] if the sessions directory cannot be read.
-pub fn checkout_tracked(store: &Store, dir: &Path) -> Result<Vec<WorkspacePath>, SessionError> {
+pub fn checkout_tracked(
+    store: &Store,
+    workspace_root: &Path,
+    dir: &Path,
+) -> Result<Vec<WorkspacePath>, SessionError> {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if canon(dir).starts_with(canon(workspace_root)) {
+        return Ok(Vec::new());
+    }
     Ok(checkout_owner(store, dir)?
         .and_then(|(_, st)| st.base_tracked)
         .unwrap_or_default())

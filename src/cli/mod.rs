@@ -484,8 +484,9 @@ pub fn operand_options(
     dir: &std::path::Path,
 ) -> Result<genesis::snapshot::SnapshotOptions, CliError> {
     let mut opts = ws.snapshot_options_for(dir)?;
-    if let Ok(Some(store)) = ctx.workspace().existing_store() {
-        let extra = genesis::session::checkout_tracked(&store, dir)?;
+    let home = ctx.workspace();
+    if let Ok(Some(store)) = home.existing_store() {
+        let extra = genesis::session::checkout_tracked(&store, home.root(), dir)?;
         if !extra.is_empty() {
             opts.tracked = std::sync::Arc::new(
                 opts.tracked

@@ -206,7 +206,7 @@ fn operand_options(scope: &Scope, dir: &Path) -> Result<SnapshotOptions, ToolErr
     let ws = scope.workspace();
     let mut opts = ws.snapshot_options_for(dir)?;
     if let Ok(Some(store)) = ws.existing_store() {
-        let extra = crate::session::checkout_tracked(&store, dir)?;
+        let extra = crate::session::checkout_tracked(&store, ws.root(), dir)?;
         if !extra.is_empty() {
             opts.tracked = std::sync::Arc::new(
                 opts.tracked
