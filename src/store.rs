@@ -22,8 +22,9 @@
 //! - v0.1: `snapshots/<identity>.json` and its sidecar, as before; in addition, the canonical
 //!   bytes the identity hashes (the document without `identity`) are stored as the object
 //!   `<identity>`, so every stored snapshot also hashes to its name.
-//! - v0.2: only objects: every node under its identity as its exact canonical bytes (the
-//!   root's name is the tree's); no `snapshots/` file; executable bits inside the nodes.
+//! - v0.2: only objects: every node under its identity, the SHA-256 of its canonical bytes,
+//!   stored packed and read back as those exact bytes ([`packed`]; the root's name is the
+//!   tree's); no `snapshots/` file; executable bits inside the nodes.
 //!
 //! A reader tells them apart by what the store holds under the identity: a
 //! `snapshots/<identity>.json` document is v0.1; otherwise an object that is a
