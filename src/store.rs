@@ -4,10 +4,10 @@
 //! default):
 //!
 //! ```text
-//! format                        "genesis-store 2\n" (or 1: read, upgraded on the first write)
+//! format                        "genesis-store 3\n" (or 2, 1: read, upgraded on the first write)
 //! objects/ab/cdef…              blobs and other objects (v0.2 tree nodes too), named by the hex SHA-256 of their raw
-//!                               bytes, each file a zstd frame of them (raw in stores of
-//!                               format 1; see [`codec`])
+//!                               bytes, each file a zstd frame of them, tree objects packed
+//!                               ([`packed`]; raw in stores of format 1; see [`codec`])
 //! snapshots/<identity>.json     v0.1 snapshot documents (pretty JSON, 004 #/$defs/snapshot)
 //! snapshots/<identity>.exec.json  {"executable": [paths…]} for that v0.1 snapshot
 //! statcache/<key>.bin           stat cache of one directory tree (see crate::statcache)
@@ -22,8 +22,9 @@
 //! - v0.1: `snapshots/<identity>.json` and its sidecar, as before; in addition, the canonical
 //!   bytes the identity hashes (the document without `identity`) are stored as the object
 //!   `<identity>`, so every stored snapshot also hashes to its name.
-//! - v0.2: only objects: every node under its identity as its exact canonical bytes (the
-//!   root's name is the tree's); no `snapshots/` file; executable bits inside the nodes.
+//! - v0.2: only objects: every node under its identity, the SHA-256 of its canonical bytes,
+//!   stored packed and read back as those exact bytes ([`packed`]; the root's name is the
+//!   tree's); no `snapshots/` file; executable bits inside the nodes.
 //!
 //! A reader tells them apart by what the store holds under the identity: a
 //! `snapshots/<identity>.json` document is v0.1; otherwise an object that is a
@@ -45,10 +46,16 @@ use std::path::{Path, PathBuf};
 pub mod codec;
 mod ingest;
 mod init;
+pub mod packed;
 mod trees;
 
-/// The `format` file of a store this version creates: objects are zstd frames ([`codec`]).
-const FORMAT_LINE: &str = "genesis-store 2\n";
+/// The `format` file of a store this version creates: objects are zstd frames ([`codec`]),
+/// tree objects packed ([`packed`]).
+const FORMAT_LINE: &str = "genesis-store 3\n";
+/// The `format` file of a store of Genesis before packed tree objects (every object a zstd
+/// frame or raw). Read, and upgraded like [`FORMAT_LINE_RAW`], so a binary of format 2
+/// refuses the store rather than report its packed nodes as corrupt.
+const FORMAT_LINE_ZSTD: &str = "genesis-store 2\n";
 /// The `format` file of a store of Genesis before compressed objects (all objects raw). This
 /// version reads such a store and rewrites the line to [`FORMAT_LINE`] before it writes its
 /// first object there, so an older binary refuses the store (not a store it knows) rather
@@ -215,14 +222,14 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError::NotFound`] if `dir` does not exist; [`StoreError::NotAStore`] if it has no
-    /// `format` file saying `genesis-store 2` or `genesis-store 1`.
+    /// `format` file saying `genesis-store 3`, `2` or `1`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         if !dir.is_dir() {
             return Err(StoreError::NotFound(dir.into()));
         }
         let current = match std::fs::read_to_string(dir.join("format")) {
             Ok(s) if s == FORMAT_LINE => true,
-            Ok(s) if s == FORMAT_LINE_RAW => false,
+            Ok(s) if s == FORMAT_LINE_RAW || s == FORMAT_LINE_ZSTD => false,
             _ => return Err(StoreError::NotAStore(dir.into())),
         };
         Ok(Store {
@@ -231,8 +238,8 @@ impl Store {
         })
     }
 
-    /// Before the first compressed object goes into a store of format 1, its `format` file is
-    /// rewritten to format 2 (atomically; two processes doing it at once write the same line).
+    /// Before the first compressed or packed object goes into a store of format 1 or 2, its
+    /// `format` file is rewritten to format 3 (atomically; two processes doing it at once write the same line).
     fn upgrade_format(&self) -> Result<(), StoreError> {
         use std::sync::atomic::Ordering;
         if !self.current_format.load(Ordering::Acquire) {
@@ -258,24 +265,38 @@ impl Store {
         self.object_path(digest).is_file()
     }
 
-    /// Stores `data` as an object (one zstd frame, [`codec`]) and returns its name, the
+    /// Stores `data` as an object (one zstd frame, [`codec`]; packed when `data` is the
+    /// canonical bytes of a tree node or v0.1 snapshot, [`packed`]) and returns its name, the
     /// SHA-256 of `data`. Present objects are not rewritten.
     ///
     /// # Errors
     /// [`StoreError::Io`] on file-system failure.
     pub fn write_object(&self, data: &[u8]) -> Result<Digest, StoreError> {
         let digest = Digest::of(data);
-        // Present: freshened (mtime now, git's freshen_loose_object) for gc (DESIGN 3), else rewritten.
-        let present = self.has_object(&digest) && self.freshen(&digest);
+        self.put_object(&digest, || match packed::pack(data) {
+            Some(p) => Ok(p),
+            None => codec::compress(data),
+        })?;
+        Ok(digest)
+    }
+
+    /// Writes the object `digest` as the file `encode` gives, unless it is present (then it
+    /// is freshened: mtime now, git's freshen_loose_object, for gc, DESIGN 3).
+    fn put_object(
+        &self,
+        digest: &Digest,
+        encode: impl FnOnce() -> std::io::Result<Vec<u8>>,
+    ) -> Result<(), StoreError> {
+        let present = self.has_object(digest) && self.freshen(digest);
         if !present {
-            let path = self.object_path(&digest);
+            let path = self.object_path(digest);
             let dir = path.parent().expect("object path has a parent");
             std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-            let frame = codec::compress(data).map_err(io_err(&path))?;
+            let file = encode().map_err(io_err(&path))?;
             self.upgrade_format()?;
-            write_atomic(dir, &digest.to_hex()[2..], &frame)?;
+            write_atomic(dir, &digest.to_hex()[2..], &file)?;
         }
-        Ok(digest)
+        Ok(())
     }
 
     /// Sets the modification time of the object `digest` to now; false if that failed.

@@ -13,7 +13,7 @@ fn init_writes_a_valid_manifest_and_keeps_an_existing_one() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         std::fs::read_to_string(r.join(".genesis/format")).unwrap(),
-        "genesis-store 2\n"
+        "genesis-store 3\n"
     );
     let o = run_in(r, &["validate", "genesis.json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));

@@ -126,6 +126,20 @@ fn two_workspaces_push_pull_check_and_replay() {
     )
     .unwrap();
     assert!(exec.contains("bin/run.sh"), "{exec}");
+    // A tree object travels as its canonical bytes (the remote checks them against the name)
+    // and is packed again in each store (DESIGN section 3, "Object files").
+    let on_remote = std::fs::read(remote.join("objects").join(&base)).unwrap();
+    assert!(on_remote.starts_with(br#"{"files":[{"blob":""#));
+    for ws in [ws1.path(), ws2.path()] {
+        let file = ws
+            .join(".genesis/objects")
+            .join(&base[..2])
+            .join(&base[2..]);
+        let file = std::fs::read(file).unwrap();
+        assert!(file.starts_with(b"\x89GNP\x01\x02"), "{}", ws.display());
+        let decoded = genesis::store::codec::decode_bytes(file, &base.parse().unwrap());
+        assert_eq!(decoded.unwrap(), on_remote);
+    }
 
     // check --accepted there: yes for s1's verified snapshot (and its manifest), no otherwise.
     let s1 = session_doc(ws2.path(), "s1");

@@ -44,7 +44,7 @@ fn snapshot_stores_a_zstd_frame_named_by_the_raw_bytes_and_checkout_writes_the_r
     let r = d.path();
     assert_eq!(
         std::fs::read(r.join(".genesis/format")).unwrap(),
-        b"genesis-store 2\n"
+        b"genesis-store 3\n"
     );
     let o = run_in(r, &["snapshot"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -74,13 +74,24 @@ fn snapshot_stores_a_zstd_frame_named_by_the_raw_bytes_and_checkout_writes_the_r
     assert_eq!(std::fs::read(dir.join("genesis.json")).unwrap(), MANIFEST);
 }
 
-/// Turns the store into one of format 1: every object file holds the raw bytes.
+/// Turns the store into one of format 1: every object file holds the raw bytes (tree nodes,
+/// packed by this version, their canonical JSON).
 fn make_raw_store(r: &Path) {
     std::fs::write(r.join(".genesis/format"), b"genesis-store 1\n").unwrap();
     for sub in std::fs::read_dir(r.join(".genesis/objects")).unwrap() {
-        for f in std::fs::read_dir(sub.unwrap().path()).unwrap() {
+        let sub = sub.unwrap().path();
+        for f in std::fs::read_dir(&sub).unwrap() {
             let p = f.unwrap().path();
-            let raw = zstd::stream::decode_all(&std::fs::read(&p).unwrap()[..]).unwrap();
+            let name = format!(
+                "{}{}",
+                sub.file_name().unwrap().to_str().unwrap(),
+                p.file_name().unwrap().to_str().unwrap()
+            );
+            let raw = genesis::store::codec::decode_bytes(
+                std::fs::read(&p).unwrap(),
+                &name.parse().unwrap(),
+            )
+            .unwrap();
             std::fs::write(&p, raw).unwrap();
         }
     }
@@ -126,7 +137,7 @@ fn a_store_of_raw_objects_is_read_and_upgraded_on_its_first_write() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         std::fs::read(r.join(".genesis/format")).unwrap(),
-        b"genesis-store 2\n"
+        b"genesis-store 3\n"
     );
     assert_eq!(std::fs::read(object(r, b"two\n")).unwrap()[..4], ZSTD_MAGIC);
     // Old raw and new compressed objects side by side: a diff reads both.

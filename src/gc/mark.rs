@@ -338,8 +338,8 @@ pub(super) fn read_json<T: serde::de::DeserializeOwned>(
         })
 }
 
-/// Whether the object file at `path` starts with the bytes of a v0.2 tree node (only the
-/// first bytes are decoded, so a large blob costs one small read).
+/// Whether the object file at `path` starts with the bytes of a v0.2 tree node, or is a
+/// packed one (only the first bytes are decoded, so a large blob costs one small read).
 pub(super) fn looks_like_node(path: &Path) -> bool {
     const START: &[u8] = br#"{"directories":["#;
     let Ok(mut f) = std::fs::File::open(path) else {
@@ -350,6 +350,12 @@ pub(super) fn looks_like_node(path: &Path) -> bool {
         return false;
     }
     let mut buf = vec![0u8; START.len()];
+    if crate::store::packed::is_packed(&head) {
+        // A packed object: its header says whether it is a node.
+        let mut kind = [0u8; 2];
+        return f.read_exact(&mut kind).is_ok()
+            && crate::store::packed::is_packed_node(&[&head[..], &kind[..]].concat());
+    }
     if head == crate::store::codec::ZSTD_MAGIC {
         let Ok(file) = std::fs::File::open(path) else {
             return false;

@@ -11,6 +11,13 @@
 //!    (an old raw object that happens to begin with the magic, such as a stored `.zst` file);
 //! 3. if neither hash is the name, the object is corrupt.
 //!
+//! Tree objects (v0.2 nodes, v0.1 canonical snapshots) are written by this version in the
+//! packed encoding of [`super::packed`] instead: a file that starts with its magic
+//! `89 47 4E 50` is decoded into the canonical bytes it stands for and those are hashed; if it
+//! does not decode or the hash is not the name, the file is hashed as raw bytes (an old raw
+//! object that starts alike), as in rule 2. Packed objects are read whole (their size is that
+//! of a node, built in memory when written).
+//!
 //! Rule 2 cannot mistake one for the other: a raw object `R` named `SHA-256(R)` that also
 //! decompressed to `D != R` with `SHA-256(D) = SHA-256(R)` would be a SHA-256 collision.
 //!
@@ -40,6 +47,12 @@ pub const WHOLE_LIMIT: u64 = 4 << 20;
 
 /// The buffer size of streamed reads, writes and (de)compression steps (bytes).
 pub const BUF: usize = 256 * 1024;
+
+/// Packed objects ([`super::packed`]) of at most this many bytes are decoded (read whole); a
+/// larger file that starts with the packed magic can only be an old raw object and is
+/// streamed as one. No node comes near it (a directory of a million files packs to about
+/// 50 MB).
+pub const PACKED_LIMIT: u64 = 256 << 20;
 
 /// Buffer sizes of the codec; tests pass small ones to drive the streaming path.
 #[derive(Debug, Clone, Copy)]
@@ -168,7 +181,12 @@ pub fn decode_into(
         return Ok(Decoded::Ok(n));
     }
     let start = out.stream_position().map_err(Fault::Write)?;
-    if !starts_with_magic(file)? {
+    let head = head(file)?;
+    let small = file.metadata().is_ok_and(|m| m.len() <= PACKED_LIMIT);
+    if super::packed::is_packed(&head) && small {
+        return decode_packed_into(file, expected, out);
+    }
+    if head != ZSTD_MAGIC {
         let d = copy_raw(file, out, limits)?;
         return Ok(check(d, expected));
     }
@@ -192,6 +210,25 @@ pub fn decode_into(
         (Decoded::Ok(n), _) => Ok(Decoded::Ok(n)),
         (_, Some((d, _))) => Ok(Decoded::Corrupt(d)),
         (corrupt, None) => Ok(corrupt),
+    }
+}
+
+/// [`decode_into`] of a file that starts with the packed magic but was not decoded whole
+/// (larger than the limit, or not hashing to `expected`): read whole and decoded by
+/// [`decode_bytes`] (a packed object is as large as a node Genesis built in memory).
+fn decode_packed_into(
+    file: &mut File,
+    expected: &Digest,
+    out: &mut File,
+) -> Result<Decoded, Fault> {
+    let mut data = Vec::new();
+    file.read_to_end(&mut data).map_err(Fault::Read)?;
+    match decode_bytes(data, expected) {
+        Ok(content) => {
+            out.write_all(&content).map_err(Fault::Write)?;
+            Ok(Decoded::Ok(content.len() as u64))
+        }
+        Err(actual) => Ok(Decoded::Corrupt(actual)),
     }
 }
 
@@ -227,6 +264,7 @@ fn decode_whole(
     data.truncate(got);
     let content = match read {
         Ok(()) if data.starts_with(&ZSTD_MAGIC) => decompress_whole(&data, limits.whole),
+        Ok(()) if super::packed::is_packed(&data) => super::packed::unpack(&data).ok(),
         Ok(()) => Some(data),
         Err(_) => None,
     };
@@ -270,6 +308,15 @@ fn decompress_whole(frame: &[u8], max: u64) -> Option<Vec<u8>> {
 /// the raw content if it hashes to `expected`, else the digest found (as [`Decoded::Corrupt`]).
 pub fn decode_bytes(data: Vec<u8>, expected: &Digest) -> Result<Vec<u8>, Digest> {
     let mut decoded_digest = None;
+    if super::packed::is_packed(&data)
+        && let Ok(content) = super::packed::unpack(&data)
+    {
+        let d = Digest::of(&content);
+        if d == *expected {
+            return Ok(content);
+        }
+        decoded_digest = Some(d);
+    }
     if data.starts_with(&ZSTD_MAGIC)
         && let Some(content) = decompress_whole(&data, WHOLE_LIMIT)
             .or_else(|| zstd::stream::decode_all(&data[..]).ok())
@@ -287,6 +334,13 @@ pub fn decode_bytes(data: Vec<u8>, expected: &Digest) -> Result<Vec<u8>, Digest>
     Err(decoded_digest.unwrap_or(raw))
 }
 
+/// Decompresses one zstd frame held in memory (the body of a packed object): in one call
+/// when its header records a size up to [`WHOLE_LIMIT`], else streamed. `None` when it does
+/// not decode.
+pub(super) fn decompress(frame: &[u8]) -> Option<Vec<u8>> {
+    decompress_whole(frame, WHOLE_LIMIT).or_else(|| zstd::stream::decode_all(frame).ok())
+}
+
 fn check((digest, len): (Digest, u64), expected: &Digest) -> Decoded {
     if digest == *expected {
         Decoded::Ok(len)
@@ -295,8 +349,8 @@ fn check((digest, len): (Digest, u64), expected: &Digest) -> Decoded {
     }
 }
 
-/// Whether `file` starts with [`ZSTD_MAGIC`]; leaves it at offset 0.
-fn starts_with_magic(file: &mut File) -> Result<bool, Fault> {
+/// The first four bytes of `file` (fewer if it is shorter); leaves it at offset 0.
+fn head(file: &mut File) -> Result<Vec<u8>, Fault> {
     let mut head = [0u8; 4];
     let mut got = 0;
     while got < head.len() {
@@ -307,7 +361,7 @@ fn starts_with_magic(file: &mut File) -> Result<bool, Fault> {
         got += n;
     }
     file.seek(SeekFrom::Start(0)).map_err(Fault::Read)?;
-    Ok(got == head.len() && head == ZSTD_MAGIC)
+    Ok(head[..got].to_vec())
 }
 
 /// Copies `file` to `out` unchanged, hashing it.
@@ -432,6 +486,65 @@ mod tests {
             assert_eq!(zstd::stream::decode_all(&whole[..]).unwrap(), content);
             assert_eq!(zstd::stream::decode_all(&streamed[..]).unwrap(), content);
         }
+    }
+
+    #[test]
+    fn packed_objects_stream_out_as_their_canonical_bytes_and_raw_look_alikes_stay_raw() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::init(&d.path().join("store")).unwrap();
+        let node = crate::tree::Node {
+            directories: vec![],
+            files: vec![crate::tree::FileEntry {
+                blob: Digest::of(b"x"),
+                bytes: 1,
+                executable: true,
+                name: "x".into(),
+            }],
+        };
+        let canonical = node.canonical_bytes();
+        let name = store.write_object(&canonical).unwrap();
+        assert_eq!(name, Digest::of(&canonical));
+        let file = std::fs::read(store.object_path(&name)).unwrap();
+        assert_eq!(file, super::super::packed::pack_node(&node).unwrap());
+        // An old raw object that starts with the packed magic (and one that is the packed
+        // file of another node, stored raw under its own name).
+        let look_alike = [&super::super::packed::MAGIC[..], b"\x01\x01\x00 raw"].concat();
+        let raw_names = [Digest::of(&look_alike), Digest::of(&file)];
+        for (n, bytes) in raw_names.iter().zip([&look_alike, &file]) {
+            let path = store.object_path(n);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, bytes).unwrap();
+        }
+        let cases = [
+            (name, canonical.clone()),
+            (raw_names[0], look_alike.clone()),
+            (raw_names[1], file.clone()),
+        ];
+        for (n, want) in cases {
+            for limits in [Limits::DEFAULT, TINY] {
+                let mut out = tempfile::tempfile().unwrap();
+                let len = store.copy_object_with(&n, &mut out, None, limits).unwrap();
+                assert_eq!(len, want.len() as u64);
+                out.seek(SeekFrom::Start(0)).unwrap();
+                let mut back = Vec::new();
+                out.read_to_end(&mut back).unwrap();
+                assert_eq!(back, want);
+            }
+            assert_eq!(store.read_object(&n).unwrap(), want);
+        }
+        // Damaged: one digest bit flipped; both paths report what the rebuilt bytes hash to.
+        let mut bad = file.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        std::fs::write(store.object_path(&name), &bad).unwrap();
+        let found = Digest::of(&super::super::packed::unpack(&bad).unwrap());
+        for limits in [Limits::DEFAULT, TINY] {
+            let mut out = tempfile::tempfile().unwrap();
+            match store.copy_object_with(&name, &mut out, None, limits) {
+                Err(crate::store::StoreError::Corrupt { actual, .. }) => assert_eq!(actual, found),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(decode_bytes(bad, &name), Err(found));
     }
 
     #[test]

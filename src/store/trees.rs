@@ -1,4 +1,5 @@
-//! v0.2 trees in the store: nodes as objects (see the module docs of [`crate::store`]).
+//! v0.2 trees in the store: nodes as objects, packed ([`super::packed`]; see the module docs
+//! of [`crate::store`]).
 
 use std::collections::BTreeSet;
 
@@ -156,14 +157,20 @@ impl Store {
             };
             self.write_nodes(built, &sub)?;
         }
-        let written = self.write_object(&n.node.canonical_bytes())?;
-        if written != n.identity {
+        self.write_node(&n.node, &n.identity)
+    }
+
+    /// Stores `node` as the object `identity`, packed ([`super::packed`]), after checking that
+    /// its canonical bytes hash to `identity` (a tree cache entry with a wrong identity must
+    /// not name a node: [`StoreError::BadTree`]).
+    fn write_node(&self, node: &Node, identity: &Digest) -> Result<(), StoreError> {
+        if Digest::of(&node.canonical_bytes()) != *identity {
             return Err(StoreError::BadTree {
-                identity: n.identity,
-                source: Box::new(NodeError::NotCanonical { node: n.identity }),
+                identity: *identity,
+                source: Box::new(NodeError::NotCanonical { node: *identity }),
             });
         }
-        Ok(())
+        self.put_object(identity, || super::packed::pack_node(node))
     }
 
     pub(super) fn read_tree(
