@@ -267,8 +267,11 @@ impl Snapshot {
         previous: Option<&Snapshot>,
         known: Option<&crate::tree::TreeCache>,
     ) -> Result<Self, SnapshotDocumentError> {
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        check_order(&files)?;
+        // A scan's files come sorted, each path once: then neither sorted nor checked again.
+        if !files.is_sorted_by(|a, b| a.path < b.path) {
+            files.sort_by(|a, b| a.path.cmp(&b.path));
+            check_order(&files)?;
+        }
         if fits_v0_1(&files) {
             return Ok(Snapshot {
                 identity: snapshot_identity(&files),
@@ -325,9 +328,32 @@ impl Snapshot {
         }
     }
 
-    /// The v0.2 nodes built with the identity (`None` for v0.1).
+    /// The v0.2 nodes built with the identity (`None` for v0.1). A directory whose identity
+    /// came from the tree cache has no node ([`crate::tree::BuiltNode::built`]) until
+    /// [`Snapshot::materialise_nodes`].
     pub fn built_tree(&self) -> Option<&crate::tree::BuiltTree> {
         self.tree.as_deref()
+    }
+
+    /// Builds the nodes a cache-assisted build left out ([`crate::tree::BuiltNode::built`]
+    /// `false`) when a store where `present` tells which nodes are stored lacks one of them
+    /// ([`crate::tree::BuiltTree::lacks_needed_node`]): each keeps the identity it was given
+    /// (nothing is hashed again; the store checks each node it writes against it). Nothing
+    /// happens for v0.1 or when no such node is missing.
+    pub fn materialise_nodes(
+        &mut self,
+        executable: &BTreeSet<WorkspacePath>,
+        present: &dyn Fn(&Digest) -> bool,
+    ) {
+        let Some(tree) = &self.tree else {
+            return;
+        };
+        if !tree.lacks_needed_node(present) {
+            return;
+        }
+        let known = crate::tree::TreeCache::of(tree);
+        let built = crate::tree::build_all(&self.files, executable, &known);
+        self.tree = Some(Arc::new(built));
     }
 
     /// The format the identity is computed in.
