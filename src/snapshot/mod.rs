@@ -589,52 +589,38 @@ impl Snapshot {
     /// sorted by bytes; the groups are sorted by their first name. Empty for most trees.
     ///
     /// Cost: one hash of the folded name for each file and each directory (a directory is seen
-    /// once, where the sorted list enters it), without allocating for ASCII names; only names
-    /// whose hashes meet are folded in full and compared.
+    /// once, where the sorted list enters it), without allocating for ASCII names, and one sort
+    /// of those 8-byte hashes (cache-friendly, unlike a hash table of a million names); only
+    /// when two hashes meet are the names hashed again to find them, folded in full and
+    /// compared.
     pub fn fold_collisions(&self) -> Vec<Vec<String>> {
-        use std::collections::hash_map::Entry;
         // A fast keyed hash (foldhash): one per file and directory, and the names are the
         // tree's own; a meeting of hashes is only a suspect, checked in full below.
         let state = foldhash::fast::RandomState::default();
         let mut buf = Vec::new();
-        let mut first: HashMap<u64, &str, _> = HashMap::with_capacity_and_hasher(
-            self.files.len() * 3 / 2,
-            foldhash::fast::RandomState::default(),
-        );
-        let mut suspects: Vec<&str> = Vec::new();
-        let mut prev = "";
-        for f in &self.files {
-            let p = f.path.as_str();
-            // Directories ending before the first byte where `p` leaves `prev` were seen with
-            // `prev` (the list is sorted, so a directory's paths are contiguous).
-            let common = p
-                .bytes()
-                .zip(prev.bytes())
-                .take_while(|(a, b)| a == b)
-                .count();
-            let ends = p
-                .match_indices('/')
-                .map(|(i, _)| i)
-                .filter(|i| *i >= common)
-                .chain([p.len()]);
-            for end in ends {
-                let name = &p[..end];
-                match first.entry(crate::path::fold_key_hash(name, &mut buf, &state)) {
-                    Entry::Occupied(e) => suspects.extend([*e.get(), name]),
-                    Entry::Vacant(e) => {
-                        e.insert(name);
-                    }
-                }
-            }
-            prev = p;
+        let mut hashes: Vec<u64> = Vec::with_capacity(self.files.len() + self.files.len() / 8);
+        each_name(&self.files, |name| {
+            hashes.push(crate::path::fold_key_hash(name, &mut buf, &state));
+        });
+        hashes.sort_unstable();
+        let met: std::collections::HashSet<u64> = hashes
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| w[0])
+            .collect();
+        drop(hashes);
+        if met.is_empty() {
+            return Vec::new();
         }
         let mut groups: HashMap<String, BTreeSet<&str>> = HashMap::new();
-        for name in suspects {
-            groups
-                .entry(crate::path::fold_key(name))
-                .or_default()
-                .insert(name);
-        }
+        each_name(&self.files, |name| {
+            if met.contains(&crate::path::fold_key_hash(name, &mut buf, &state)) {
+                groups
+                    .entry(crate::path::fold_key(name))
+                    .or_default()
+                    .insert(name);
+            }
+        });
         let mut out: Vec<Vec<String>> = groups
             .into_values()
             .filter(|g| g.len() > 1)
@@ -655,6 +641,27 @@ impl Snapshot {
     /// Total bytes of all files.
     pub fn total_bytes(&self) -> u64 {
         self.files.iter().map(|f| f.bytes).sum()
+    }
+}
+
+/// Calls `f` with each file's path and each directory on the way to one (`a`, `a/b` for
+/// `a/b/c`), each once: a directory where the sorted list enters it.
+fn each_name<'a>(files: &'a [SnapshotFile], mut f: impl FnMut(&'a str)) {
+    let mut prev = "";
+    for file in files {
+        let p = file.path.as_str();
+        // Directories ending before the first byte where `p` leaves `prev` were seen with
+        // `prev` (the list is sorted, so a directory's paths are contiguous).
+        let common = p
+            .bytes()
+            .zip(prev.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        for (i, _) in p.match_indices('/').filter(|(i, _)| *i >= common) {
+            f(&p[..i]);
+        }
+        f(p);
+        prev = p;
     }
 }
 
