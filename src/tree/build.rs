@@ -27,7 +27,8 @@ pub struct BuiltNode {
     /// Whether this build computed the identity (the node is new or changed).
     pub fresh: bool,
     /// The digest of its entries ([`cache::entries_digest`]) when the build was given a
-    /// [`TreeCache`], else `None`.
+    /// [`TreeCache`] (or compared it with a node of `previous` that was not built), else
+    /// `None`.
     pub entries: Option<Digest>,
     /// Whether `node` holds the directory's entries. `false` for a directory whose identity
     /// the tree cache gave: its node was not materialised (the store already holds it, or
@@ -237,7 +238,13 @@ fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>
     // sorts before the file `a.b`): the sub-directories are sorted by name bytes.
     subdirs.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let exec = ctx.executable;
-    let entries = ctx.known.map(|_| {
+    // A directory `previous` has without its node (its identity came from a tree cache) is
+    // compared by its entries digest.
+    let prev = ctx.previous.and_then(|p| p.dirs.get(dir));
+    let prev_digest = prev
+        .filter(|p| !p.built)
+        .and_then(|p| p.entries.zip(Some(p.identity)));
+    let entries = (ctx.known.is_some() || prev_digest.is_some()).then(|| {
         cache::entries_digest_of(
             subdirs.iter().map(|(n, id)| (*n, id)),
             direct.iter().map(|f| file_entry(*f, skip, exec)),
@@ -284,12 +291,16 @@ fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>
             })
             .collect(),
     };
-    let reused = cached.or_else(|| {
-        ctx.previous
-            .and_then(|p| p.dirs.get(dir))
-            .filter(|p| p.built && p.node == node)
-            .map(|p| p.identity)
-    });
+    let reused = cached
+        .or_else(|| {
+            prev_digest
+                .filter(|(e, _)| Some(e) == entries.as_ref())
+                .map(|(_, id)| id)
+        })
+        .or_else(|| {
+            prev.filter(|p| p.built && p.node == node)
+                .map(|p| p.identity)
+        });
     let (identity, fresh) = match reused {
         Some(id) => (id, false),
         None => (node.identity(), true),

@@ -424,6 +424,12 @@ fn directories_the_cache_knows_get_no_node_and_identities_stay_exact() {
             (&full.dirs[k].node, full.dirs[k].identity)
         );
     }
+    // A later build from the cache-assisted one (as `patch` builds on a session's snapshot)
+    // takes the unchanged directories' identities by their entries, and builds every node.
+    let next = build(&files, &x, Some(&warm));
+    assert_eq!(next.root, full.root);
+    assert_eq!(next.fresh_count(), 3, "d4/s1, d4 and the root");
+    assert!(next.dirs.values().all(|n| n.built));
     // A node that was not materialised is never taken for an empty one.
     let empty: Vec<F> = Vec::new();
     let t = build(&empty, &BTreeSet::new(), Some(&warm));
