@@ -165,9 +165,10 @@ pub enum PathError {
 /// A relative, `/`-separated path inside a workspace, valid under the 004 `relativePath` rule.
 ///
 /// The field is private: the only constructors are [`WorkspacePath::new`] and [`FromStr`], which
-/// validate. Displays as the path itself.
+/// validate. Displays as the path itself. Held as a boxed `str` (16 bytes and the path, no
+/// spare capacity): a snapshot holds one per member file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct WorkspacePath(String);
+pub struct WorkspacePath(Box<str>);
 
 impl WorkspacePath {
     /// Validates `path` and wraps it.
@@ -177,7 +178,7 @@ impl WorkspacePath {
     pub fn new(path: impl Into<String>) -> Result<Self, PathError> {
         let path = path.into();
         validate(&path)?;
-        Ok(WorkspacePath(path))
+        Ok(WorkspacePath(path.into_boxed_str()))
     }
 
     /// The path as a string slice, for example `src/main.rs`.
@@ -194,7 +195,7 @@ impl WorkspacePath {
     pub fn parent(&self) -> Option<WorkspacePath> {
         self.0
             .rsplit_once('/')
-            .map(|(parent, _)| WorkspacePath(parent.to_owned()))
+            .map(|(parent, _)| WorkspacePath(parent.into()))
     }
 
     /// The last component.

@@ -40,19 +40,28 @@ const HEADER: usize = 16;
 const FIXED: usize = 5 * 8 + 32;
 const TRAILER: usize = 32;
 
-/// A regular file found by [`crate::snapshot::scan`], not yet hashed.
+/// A regular file found by [`crate::snapshot::scan`], not yet hashed (64 bytes and its path;
+/// one per member file, so kept small: where it is on disk and its size are derived).
 #[derive(Debug, Clone)]
 pub struct ScannedFile {
     /// Its workspace path.
     pub path: WorkspacePath,
-    /// Where it is on disk.
-    pub fs_path: PathBuf,
-    /// Size from `lstat`, in bytes.
-    pub bytes: u64,
     /// Whether the owner's executable bit is set.
     pub executable: bool,
-    /// The `lstat` fields the stat cache compares.
+    /// The `lstat` fields the stat cache compares (`size` is its size in bytes).
     pub stat: StatKey,
+}
+
+impl ScannedFile {
+    /// Size from `lstat`, in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.stat.size
+    }
+
+    /// Where it is on disk, `root` being the directory that was scanned.
+    pub fn fs_path(&self, root: &Path) -> PathBuf {
+        self.path.to_fs_path(root)
+    }
 }
 
 /// The `lstat` fields that say a file is unchanged since it was last hashed: size,
@@ -368,8 +377,6 @@ mod tests {
             .iter()
             .map(|(p, i)| ScannedFile {
                 path: WorkspacePath::new(*p).unwrap(),
-                fs_path: PathBuf::from(p),
-                bytes: stat(*i).size,
                 executable: false,
                 stat: stat(*i),
             })

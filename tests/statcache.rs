@@ -107,8 +107,6 @@ fn racy_entries_are_not_cached() {
         (
             ScannedFile {
                 path: genesis::WorkspacePath::new(name).unwrap(),
-                fs_path: name.into(),
-                bytes: 1,
                 executable: false,
                 stat: StatKey {
                     size: 1,

@@ -48,6 +48,10 @@ fn a_no_change_snapshot_hashes_no_node_and_one_change_only_its_ancestors() {
     let again = snap(&store, &ws);
     assert_eq!(again.snapshot.identity(), first.snapshot.identity());
     assert_eq!(again.nodes_hashed, 0);
+    // Nor is any node materialised: every directory's identity came from the cache.
+    let nodes = again.snapshot.built_tree().unwrap();
+    assert_eq!(nodes.node_count(), 68);
+    assert!(nodes.dirs.values().all(|n| !n.built && n.node.is_empty()));
     // Nothing changed: the cache file is not rewritten.
     assert_eq!(std::fs::read(&cache).unwrap(), bytes);
 
@@ -57,6 +61,19 @@ fn a_no_change_snapshot_hashes_no_node_and_one_change_only_its_ancestors() {
     assert_eq!(
         one.nodes_hashed, 5,
         "deep/a/b/c, deep/a/b, deep/a, deep and the root"
+    );
+    let built: std::collections::BTreeSet<&str> = one
+        .snapshot
+        .built_tree()
+        .unwrap()
+        .dirs
+        .iter()
+        .filter(|(_, n)| n.built)
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(
+        built,
+        ["", "deep", "deep/a", "deep/a/b", "deep/a/b/c"].into()
     );
     // The identity is the one a build from nothing gives, and every node is in the store.
     let cold = genesis::tree::build(one.snapshot.files(), &one.executable, None);

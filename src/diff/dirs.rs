@@ -40,8 +40,8 @@ impl Pair<'_> {
     /// The larger size of the pair, to hand the largest files out first.
     fn bytes(&self) -> u64 {
         match self {
-            Pair::Old(f) | Pair::New(f) => f.bytes,
-            Pair::Both(a, b) => a.bytes.max(b.bytes),
+            Pair::Old(f) | Pair::New(f) => f.bytes(),
+            Pair::Both(a, b) => a.bytes().max(b.bytes()),
         }
     }
 }
@@ -71,7 +71,7 @@ pub(super) fn compare(
         .par_iter()
         .with_max_len(1)
         .map(|&i| {
-            let (old, new) = decide(&pairs[i], oa, ob)?;
+            let (old, new) = decide(&pairs[i], (pa, oa), (pb, ob))?;
             Ok((i, old, new))
         })
         .collect::<Result<_, DiffError>>()?;
@@ -162,29 +162,33 @@ fn pair<'a>(fa: &'a [ScannedFile], fb: &'a [ScannedFile]) -> Vec<Pair<'a>> {
 
 /// The blobs of a pair's sides that are listed: none for two files with the same bytes and
 /// executable bit; one blob for both when only the bit differs; each side's own otherwise.
+/// Each side is given as its directory and options.
 fn decide(
     pair: &Pair<'_>,
-    oa: &SnapshotOptions,
-    ob: &SnapshotOptions,
+    a_side: (&Path, &SnapshotOptions),
+    b_side: (&Path, &SnapshotOptions),
 ) -> Result<(Found, Found), DiffError> {
     match pair {
-        Pair::Old(f) => Ok((Some(hashed(f, oa)?), None)),
-        Pair::New(f) => Ok((None, Some(hashed(f, ob)?))),
-        Pair::Both(a, b) => match same_bytes(a, b, oa, ob)? {
+        Pair::Old(f) => Ok((Some(hashed(f, a_side)?), None)),
+        Pair::New(f) => Ok((None, Some(hashed(f, b_side)?))),
+        Pair::Both(a, b) => match same_bytes((a, a_side), (b, b_side))? {
             true if a.executable == b.executable => Ok((None, None)),
             true => {
-                let h = hashed(a, oa)?;
+                let h = hashed(a, a_side)?;
                 Ok((Some(h), Some(h)))
             }
-            false => Ok((Some(hashed(a, oa)?), Some(hashed(b, ob)?))),
+            false => Ok((Some(hashed(a, a_side)?), Some(hashed(b, b_side)?))),
         },
     }
 }
 
-/// The blob and length of `f`, as the snapshot hashes it (the size limit checked on the bytes
-/// read).
-fn hashed(f: &ScannedFile, opts: &SnapshotOptions) -> Result<(Digest, u64), SnapshotError> {
-    let (blob, bytes) = hash_file(&f.fs_path)?;
+/// The blob and length of `f` (found below `root`), as the snapshot hashes it (the size limit
+/// checked on the bytes read).
+fn hashed(
+    f: &ScannedFile,
+    (root, opts): (&Path, &SnapshotOptions),
+) -> Result<(Digest, u64), SnapshotError> {
+    let (blob, bytes) = hash_file(&f.fs_path(root))?;
     too_large(f, bytes, opts)?;
     Ok((blob, bytes))
 }
@@ -205,17 +209,16 @@ fn too_large(f: &ScannedFile, bytes: u64, opts: &SnapshotOptions) -> Result<(), 
 /// that cannot be read is the snapshot's error), and two equal files are read to their ends
 /// (their lengths checked against the size limits as the snapshot checks them).
 fn same_bytes(
-    a: &ScannedFile,
-    b: &ScannedFile,
-    oa: &SnapshotOptions,
-    ob: &SnapshotOptions,
+    (a, (ra, oa)): (&ScannedFile, (&Path, &SnapshotOptions)),
+    (b, (rb, ob)): (&ScannedFile, (&Path, &SnapshotOptions)),
 ) -> Result<bool, SnapshotError> {
-    let (mut fa, mut fb) = (open_regular(&a.fs_path)?, open_regular(&b.fs_path)?);
-    if a.bytes != b.bytes {
+    let (pa, pb) = (a.fs_path(ra), b.fs_path(rb));
+    let (mut fa, mut fb) = (open_regular(&pa)?, open_regular(&pb)?);
+    if a.bytes() != b.bytes() {
         return Ok(false);
     }
-    let read_err = |f: &ScannedFile| {
-        let path = f.fs_path.clone();
+    let read_err = |path: &Path| {
+        let path = path.to_path_buf();
         move |source| SnapshotError::Read { path, source }
     };
     BUFFERS.with(|cell| {
@@ -225,8 +228,8 @@ fn same_bytes(
         bb.resize(CHUNK, 0);
         let mut total = 0u64;
         loop {
-            let na = fill(&mut fa, ba).map_err(read_err(a))?;
-            let nb = fill(&mut fb, bb).map_err(read_err(b))?;
+            let na = fill(&mut fa, ba).map_err(read_err(&pa))?;
+            let nb = fill(&mut fb, bb).map_err(read_err(&pb))?;
             if na != nb || ba[..na] != bb[..nb] {
                 return Ok(false);
             }

@@ -122,7 +122,7 @@ pub fn materialize(
             let (parent, leaf) = beneath::split(f.path.as_str());
             beneath::open_dir(dir, parent)
                 .and_then(|fd| beneath::unlink(&fd, leaf))
-                .map_err(io(&f.fs_path))?;
+                .map_err(io(&f.fs_path(dir)))?;
             outcome.deleted += 1;
         }
     }
@@ -132,10 +132,10 @@ pub fn materialize(
     for f in snapshot.files() {
         let exec = executable.contains(&f.path);
         if let Some(d) = on_disk.get(f.path.as_str())
-            && d.bytes == f.bytes
+            && d.bytes() == f.bytes
             && d.executable == exec
         {
-            let (blob, _) = crate::snapshot::hash_file(&d.fs_path)?;
+            let (blob, _) = crate::snapshot::hash_file(&d.fs_path(dir))?;
             if blob == f.blob {
                 outcome.unchanged += 1;
                 continue;

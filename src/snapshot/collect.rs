@@ -346,8 +346,6 @@ impl<'a> Walker<'a> {
         }
         Ok(Some(ScannedFile {
             path,
-            fs_path: at(),
-            bytes,
             executable,
             stat,
         }))

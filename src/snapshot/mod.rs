@@ -280,8 +280,11 @@ impl Snapshot {
         previous: Option<&Snapshot>,
         known: Option<&crate::tree::TreeCache>,
     ) -> Result<Self, SnapshotDocumentError> {
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        check_order(&files)?;
+        // A scan's files come sorted, each path once: then neither sorted nor checked again.
+        if !files.is_sorted_by(|a, b| a.path < b.path) {
+            files.sort_by(|a, b| a.path.cmp(&b.path));
+            check_order(&files)?;
+        }
         if fits_v0_1(&files) {
             return Ok(Snapshot {
                 identity: snapshot_identity(&files),
@@ -338,9 +341,32 @@ impl Snapshot {
         }
     }
 
-    /// The v0.2 nodes built with the identity (`None` for v0.1).
+    /// The v0.2 nodes built with the identity (`None` for v0.1). A directory whose identity
+    /// came from the tree cache has no node ([`crate::tree::BuiltNode::built`]) until
+    /// [`Snapshot::materialise_nodes`].
     pub fn built_tree(&self) -> Option<&crate::tree::BuiltTree> {
         self.tree.as_deref()
+    }
+
+    /// Builds the nodes a cache-assisted build left out ([`crate::tree::BuiltNode::built`]
+    /// `false`) when a store where `present` tells which nodes are stored lacks one of them
+    /// ([`crate::tree::BuiltTree::lacks_needed_node`]): each keeps the identity it was given
+    /// (nothing is hashed again; the store checks each node it writes against it). Nothing
+    /// happens for v0.1 or when no such node is missing.
+    pub fn materialise_nodes(
+        &mut self,
+        executable: &BTreeSet<WorkspacePath>,
+        present: &dyn Fn(&Digest) -> bool,
+    ) {
+        let Some(tree) = &self.tree else {
+            return;
+        };
+        if !tree.lacks_needed_node(present) {
+            return;
+        }
+        let known = crate::tree::TreeCache::of(tree);
+        let built = crate::tree::build_all(&self.files, executable, &known);
+        self.tree = Some(Arc::new(built));
     }
 
     /// The format the identity is computed in.
@@ -590,52 +616,38 @@ impl Snapshot {
     /// sorted by bytes; the groups are sorted by their first name. Empty for most trees.
     ///
     /// Cost: one hash of the folded name for each file and each directory (a directory is seen
-    /// once, where the sorted list enters it), without allocating for ASCII names; only names
-    /// whose hashes meet are folded in full and compared.
+    /// once, where the sorted list enters it), without allocating for ASCII names, and one sort
+    /// of those 8-byte hashes (cache-friendly, unlike a hash table of a million names); only
+    /// when two hashes meet are the names hashed again to find them, folded in full and
+    /// compared.
     pub fn fold_collisions(&self) -> Vec<Vec<String>> {
-        use std::collections::hash_map::Entry;
         // A fast keyed hash (foldhash): one per file and directory, and the names are the
         // tree's own; a meeting of hashes is only a suspect, checked in full below.
         let state = foldhash::fast::RandomState::default();
         let mut buf = Vec::new();
-        let mut first: HashMap<u64, &str, _> = HashMap::with_capacity_and_hasher(
-            self.files.len() * 3 / 2,
-            foldhash::fast::RandomState::default(),
-        );
-        let mut suspects: Vec<&str> = Vec::new();
-        let mut prev = "";
-        for f in &self.files {
-            let p = f.path.as_str();
-            // Directories ending before the first byte where `p` leaves `prev` were seen with
-            // `prev` (the list is sorted, so a directory's paths are contiguous).
-            let common = p
-                .bytes()
-                .zip(prev.bytes())
-                .take_while(|(a, b)| a == b)
-                .count();
-            let ends = p
-                .match_indices('/')
-                .map(|(i, _)| i)
-                .filter(|i| *i >= common)
-                .chain([p.len()]);
-            for end in ends {
-                let name = &p[..end];
-                match first.entry(crate::path::fold_key_hash(name, &mut buf, &state)) {
-                    Entry::Occupied(e) => suspects.extend([*e.get(), name]),
-                    Entry::Vacant(e) => {
-                        e.insert(name);
-                    }
-                }
-            }
-            prev = p;
+        let mut hashes: Vec<u64> = Vec::with_capacity(self.files.len() + self.files.len() / 8);
+        each_name(&self.files, |name| {
+            hashes.push(crate::path::fold_key_hash(name, &mut buf, &state));
+        });
+        hashes.sort_unstable();
+        let met: std::collections::HashSet<u64> = hashes
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| w[0])
+            .collect();
+        drop(hashes);
+        if met.is_empty() {
+            return Vec::new();
         }
         let mut groups: HashMap<String, BTreeSet<&str>> = HashMap::new();
-        for name in suspects {
-            groups
-                .entry(crate::path::fold_key(name))
-                .or_default()
-                .insert(name);
-        }
+        each_name(&self.files, |name| {
+            if met.contains(&crate::path::fold_key_hash(name, &mut buf, &state)) {
+                groups
+                    .entry(crate::path::fold_key(name))
+                    .or_default()
+                    .insert(name);
+            }
+        });
         let mut out: Vec<Vec<String>> = groups
             .into_values()
             .filter(|g| g.len() > 1)
@@ -656,6 +668,27 @@ impl Snapshot {
     /// Total bytes of all files.
     pub fn total_bytes(&self) -> u64 {
         self.files.iter().map(|f| f.bytes).sum()
+    }
+}
+
+/// Calls `f` with each file's path and each directory on the way to one (`a`, `a/b` for
+/// `a/b/c`), each once: a directory where the sorted list enters it.
+fn each_name<'a>(files: &'a [SnapshotFile], mut f: impl FnMut(&'a str)) {
+    let mut prev = "";
+    for file in files {
+        let p = file.path.as_str();
+        // Directories ending before the first byte where `p` leaves `prev` were seen with
+        // `prev` (the list is sorted, so a directory's paths are contiguous).
+        let common = p
+            .bytes()
+            .zip(prev.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        for (i, _) in p.match_indices('/').filter(|(i, _)| *i >= common) {
+            f(&p[..i]);
+        }
+        f(p);
+        prev = p;
     }
 }
 

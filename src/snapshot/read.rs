@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::os::fd::OwnedFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -59,15 +59,16 @@ const BATCH_FILES: usize = 64;
 /// … and at most this many bytes (walk sizes).
 const BATCH_BYTES: u64 = 1 << 20;
 
-/// Hashes `files[i]` for each `i` of `misses` with `hash`, spread over rayon's threads (or
-/// over `threads` threads of its own when that is more); returns `(i, (digest, bytes))` for
-/// each, in no particular order.
+/// Hashes `files[i]` (found below `root`) for each `i` of `misses` with `hash`, spread over
+/// rayon's threads (or over `threads` threads of its own when that is more); returns
+/// `(i, (digest, bytes))` for each, in no particular order.
 ///
 /// # Errors
 /// The first failure in path order among the files read before the pass stopped: those of
 /// [`open_regular`] and `hash`, and [`SnapshotError::FileTooLarge`] when a file read has more
 /// than `max_file_bytes` bytes.
 pub(super) fn hash_misses<E: From<SnapshotError> + Send>(
+    root: &Path,
     files: &[ScannedFile],
     misses: &[usize],
     max_file_bytes: u64,
@@ -79,15 +80,15 @@ pub(super) fn hash_misses<E: From<SnapshotError> + Send>(
     let mut queue: Vec<usize> = misses
         .iter()
         .copied()
-        .filter(|&i| files[i].bytes >= small)
+        .filter(|&i| files[i].bytes() >= small)
         .collect();
-    queue.sort_by_key(|&i| std::cmp::Reverse(files[i].bytes));
+    queue.sort_by_key(|&i| std::cmp::Reverse(files[i].bytes()));
     let mut units: Vec<Range<usize>> = (0..queue.len()).map(|k| k..k + 1).collect();
     let mut start = queue.len();
     let mut batch_bytes = 0;
-    for &i in misses.iter().filter(|&&i| files[i].bytes < small) {
+    for &i in misses.iter().filter(|&&i| files[i].bytes() < small) {
         queue.push(i);
-        batch_bytes += files[i].bytes;
+        batch_bytes += files[i].bytes();
         if queue.len() - start == BATCH_FILES || batch_bytes >= BATCH_BYTES {
             units.push(start..queue.len());
             start = queue.len();
@@ -108,7 +109,7 @@ pub(super) fn hash_misses<E: From<SnapshotError> + Send>(
                 break;
             };
             for &i in &queue[unit.clone()] {
-                match hash_one(&files[i], max_file_bytes, &mut dirs, hash) {
+                match hash_one(root, &files[i], max_file_bytes, &mut dirs, hash) {
                     Ok(r) => done.push((i, r)),
                     Err(e) => {
                         stop.store(true, Ordering::Relaxed);
@@ -154,18 +155,21 @@ pub(super) fn hash_misses<E: From<SnapshotError> + Send>(
     }
 }
 
-/// Opens, reads and hashes one file; refuses it when it has more than `max_file_bytes` bytes.
-fn hash_one<'f, E: From<SnapshotError>>(
-    f: &'f ScannedFile,
+/// Opens, reads and hashes one file (below `root`); refuses it when it has more than
+/// `max_file_bytes` bytes.
+fn hash_one<E: From<SnapshotError>>(
+    root: &Path,
+    f: &ScannedFile,
     max_file_bytes: u64,
-    dirs: &mut DirCache<'f>,
+    dirs: &mut DirCache,
     hash: &HashFn<'_, E>,
 ) -> Result<(Digest, u64), E> {
-    let path = f.fs_path.as_path();
+    let fs_path = f.fs_path(root);
+    let path = fs_path.as_path();
     let mut file = dirs.open(path)?;
     let mut result = None;
-    if f.bytes < READ_BUF as u64 {
-        result = with_read_buf(|buf| match read_whole(&mut file, path, f.bytes, buf) {
+    if f.bytes() < READ_BUF as u64 {
+        result = with_read_buf(|buf| match read_whole(&mut file, path, f.bytes(), buf) {
             Ok(Some(n)) => hash(path, Content::Bytes(&buf[..n])).map(Some),
             Ok(None) => Ok(None),
             Err(e) => Err(E::from(e)),
@@ -281,22 +285,22 @@ fn check_regular(file: &File, path: &Path) -> Result<(), SnapshotError> {
 /// The directory of the last file opened, kept open so that the next file in it is opened by
 /// its name alone (`openat`: no walk of the whole path again).
 #[derive(Default)]
-struct DirCache<'a> {
-    dir: Option<&'a Path>,
+struct DirCache {
+    dir: Option<PathBuf>,
     fd: Option<OwnedFd>,
 }
 
-impl<'a> DirCache<'a> {
+impl DirCache {
     /// Opens the file at `path` for reading, as [`open_regular`] does but without its `fstat`
     /// (the caller checks the type: [`read_whole`], [`check_regular`]).
-    fn open(&mut self, path: &'a Path) -> Result<File, SnapshotError> {
+    fn open(&mut self, path: &Path) -> Result<File, SnapshotError> {
         use rustix::fs::{Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
             return open_regular(path);
         };
-        if self.dir != Some(dir) {
-            self.dir = Some(dir);
+        if self.dir.as_deref() != Some(dir) {
+            self.dir = Some(dir.to_path_buf());
             // Intermediate links are followed, as when the whole path is opened.
             self.fd = rustix::fs::open(
                 dir,
@@ -363,7 +367,8 @@ mod tests {
     use super::*;
     use crate::statcache::StatKey;
 
-    /// A scanned file as the walk would give it, with the size the walk saw.
+    /// A scanned file (below its parent directory) as the walk would give it, with the size
+    /// the walk saw.
     fn scanned(fs_path: &Path, walk_bytes: u64) -> ScannedFile {
         let md = std::fs::symlink_metadata(fs_path).unwrap();
         ScannedFile {
@@ -371,15 +376,16 @@ mod tests {
                 fs_path.file_name().unwrap().to_str().unwrap().to_owned(),
             )
             .unwrap(),
-            fs_path: fs_path.to_path_buf(),
-            bytes: walk_bytes,
             executable: false,
-            stat: StatKey::of(&md),
+            stat: StatKey {
+                size: walk_bytes,
+                ..StatKey::of(&md)
+            },
         }
     }
 
-    fn one(f: &ScannedFile, max: u64) -> Result<(Digest, u64), SnapshotError> {
-        hash_one(f, max, &mut DirCache::default(), &hash_content)
+    fn one(root: &Path, f: &ScannedFile, max: u64) -> Result<(Digest, u64), SnapshotError> {
+        hash_one(root, f, max, &mut DirCache::default(), &hash_content)
     }
 
     #[test]
@@ -392,17 +398,23 @@ mod tests {
         // As seen by the walk; grown since (walk saw fewer bytes); shrunk since (more).
         for walk in [5000, 10, 0, 4999, 5001, 200_000] {
             assert_eq!(
-                one(&scanned(&p, walk), u64::MAX).unwrap(),
+                one(dir.path(), &scanned(&p, walk), u64::MAX).unwrap(),
                 want,
                 "walk {walk}"
             );
         }
         // Empty, as seen and as grown.
         std::fs::write(&p, b"").unwrap();
-        assert_eq!(one(&scanned(&p, 0), u64::MAX).unwrap(), (Digest::EMPTY, 0));
+        assert_eq!(
+            one(dir.path(), &scanned(&p, 0), u64::MAX).unwrap(),
+            (Digest::EMPTY, 0)
+        );
         std::fs::write(&p, b"abc").unwrap();
         assert_eq!(
-            one(&scanned(&p, 0), u64::MAX).unwrap().0.to_string(),
+            one(dir.path(), &scanned(&p, 0), u64::MAX)
+                .unwrap()
+                .0
+                .to_string(),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
@@ -419,13 +431,13 @@ mod tests {
         // The walk saw a small file (one read is not enough), exactly the buffer, or the truth.
         for walk in [3, READ_BUF as u64 - 1, READ_BUF as u64, data.len() as u64] {
             assert_eq!(
-                one(&scanned(&p, walk), u64::MAX).unwrap(),
+                one(dir.path(), &scanned(&p, walk), u64::MAX).unwrap(),
                 want,
                 "walk {walk}"
             );
         }
         // The size limit applies to the bytes read, not to the walk's size.
-        match one(&scanned(&p, 3), 1000) {
+        match one(dir.path(), &scanned(&p, 3), 1000) {
             Err(SnapshotError::FileTooLarge { bytes, limit, .. }) => {
                 assert_eq!((bytes, limit), (data.len() as u64, 1000));
             }
@@ -442,7 +454,7 @@ mod tests {
         // A directory now.
         std::fs::remove_file(&p).unwrap();
         std::fs::create_dir(&p).unwrap();
-        assert!(matches!(one(&f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
+        assert!(matches!(one(dir.path(), &f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
         // A FIFO now (no writer: it reads as empty, which the walk's 5 bytes contradict).
         std::fs::remove_dir(&p).unwrap();
         let made = std::process::Command::new("mkfifo")
@@ -450,16 +462,18 @@ mod tests {
             .status()
             .unwrap();
         assert!(made.success());
-        assert!(matches!(one(&f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
+        assert!(matches!(one(dir.path(), &f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
         // A FIFO where the walk saw an empty file.
-        assert!(matches!(one(&scanned(&p, 0), u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
+        assert!(
+            matches!(one(dir.path(), &scanned(&p, 0), u64::MAX), Err(SnapshotError::Changed(x)) if x == p)
+        );
         // A symbolic link now.
         std::fs::remove_file(&p).unwrap();
         std::os::unix::fs::symlink("/etc/hostname", &p).unwrap();
-        assert!(matches!(one(&f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
+        assert!(matches!(one(dir.path(), &f, u64::MAX), Err(SnapshotError::Changed(x)) if x == p));
         // Gone.
         std::fs::remove_file(&p).unwrap();
-        match one(&f, u64::MAX) {
+        match one(dir.path(), &f, u64::MAX) {
             Err(SnapshotError::Read { path, source }) => {
                 assert_eq!(path, p);
                 assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
@@ -484,18 +498,28 @@ mod tests {
             }
         }
         let misses: Vec<usize> = (0..files.len()).filter(|i| i % 5 != 0).collect();
-        let mut got = hash_misses(&files, &misses, u64::MAX, &hash_content, None).unwrap();
+        let mut got =
+            hash_misses(dir.path(), &files, &misses, u64::MAX, &hash_content, None).unwrap();
         got.sort_by_key(|r| r.0);
         assert_eq!(got.iter().map(|r| r.0).collect::<Vec<_>>(), misses);
         for (i, (blob, bytes)) in got {
-            let data = std::fs::read(&files[i].fs_path).unwrap();
+            let data = std::fs::read(files[i].fs_path(dir.path())).unwrap();
             assert_eq!((blob, bytes), (Digest::of(&data), data.len() as u64));
         }
         // Two files gone: the error names the first in path order.
-        std::fs::remove_file(&files[301].fs_path).unwrap();
-        std::fs::remove_file(&files[152].fs_path).unwrap();
-        match hash_misses(&files, &misses, u64::MAX, &hash_content, Some(5)) {
-            Err(SnapshotError::Read { path, .. }) => assert_eq!(path, files[152].fs_path),
+        std::fs::remove_file(files[301].fs_path(dir.path())).unwrap();
+        std::fs::remove_file(files[152].fs_path(dir.path())).unwrap();
+        match hash_misses(
+            dir.path(),
+            &files,
+            &misses,
+            u64::MAX,
+            &hash_content,
+            Some(5),
+        ) {
+            Err(SnapshotError::Read { path, .. }) => {
+                assert_eq!(path, files[152].fs_path(dir.path()))
+            }
             other => panic!("expected Read, got {:?}", other.map(|v| v.len())),
         }
     }

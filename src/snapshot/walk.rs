@@ -107,8 +107,6 @@ pub struct SnapshotOutcome {
     pub executable: BTreeSet<WorkspacePath>,
     /// Entries left out (symbolic links, FIFOs, sockets, devices).
     pub skipped: Vec<Skipped>,
-    /// Where each file was found on disk, in `snapshot.files()` order.
-    pub fs_paths: Vec<PathBuf>,
     /// Files read and hashed.
     pub hashed: usize,
     /// Files whose blob came from the stat cache, unread.
@@ -385,8 +383,6 @@ fn add_tracked(
         }
         added.push(ScannedFile {
             path,
-            fs_path,
-            bytes: md.len(),
             executable: is_executable(&md),
             stat: StatKey::of(&md),
         });
@@ -516,29 +512,26 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     hashing: &Hashing<'_, E>,
 ) -> Result<SnapshotOutcome, E> {
     let started = crate::statcache::now_ns();
-    let scanned = scan(root, opts)?;
+    // The cache is loaded before the walk: the file's bytes are given back once decoded,
+    // before the scan's list exists, so the two are never held together.
     let cache = opts
         .stat_cache
         .as_deref()
         .map(crate::statcache::StatCache::load)
         .unwrap_or_default();
-    // Cache hits in one merge pass over the two sorted lists; only the misses are read.
-    let cached = cache.lookup_sorted(&scanned.files);
-    let mut blobs: Vec<Option<(Digest, u64)>> = scanned
-        .files
-        .iter()
-        .zip(&cached)
-        .map(|(f, c)| {
-            c.filter(|b| (hashing.trust_cached)(b))
-                .map(|b| (b, f.stat.size))
-        })
-        .collect();
-    drop(cached);
-    let misses: Vec<usize> = (0..scanned.files.len())
-        .filter(|i| blobs[*i].is_none())
-        .collect();
+    let scanned = scan(root, opts)?;
+    // Cache hits in one merge pass over the two sorted lists; only the misses are read. A hit's
+    // size is the one the scan saw (the cache matched it).
+    let mut blobs: Vec<Option<Digest>> = cache.lookup_sorted(&scanned.files);
+    for b in &mut blobs {
+        if b.is_some_and(|d| !(hashing.trust_cached)(&d)) {
+            *b = None;
+        }
+    }
+    let misses: Vec<usize> = (0..blobs.len()).filter(|i| blobs[*i].is_none()).collect();
     let from_cache = scanned.files.len() - misses.len();
-    let read = super::read::hash_misses(
+    let mut read = super::read::hash_misses(
+        root,
         &scanned.files,
         &misses,
         opts.max_file_bytes,
@@ -546,16 +539,15 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         hashing.threads,
     )?;
     drop(misses);
-    for (i, r) in read {
-        blobs[i] = Some(r);
-    }
-    let blobs: Vec<(Digest, u64)> = blobs.into_iter().flatten().collect();
+    read.sort_unstable_by_key(|r| r.0);
     // Every file found in the cache and no entry left over: the cache is already what
     // `from_scan` would give (a cached entry was not racy when cached, its fields are the
     // same, and the racy limit only moves forward), so it is neither rebuilt nor rewritten.
     let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
     if let Some(path) = opts.stat_cache.as_ref().filter(|_| !cache_current) {
-        let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &blobs, started);
+        let hashed: Vec<(Digest, u64)> = hashed_in_order(&scanned.files, &blobs, &read).collect();
+        let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started);
+        drop(hashed);
         // Rewritten only when an entry changed; a cache that cannot be written only costs
         // speed next time.
         if fresh != cache {
@@ -570,13 +562,16 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         .map(|f| f.path.clone())
         .collect();
     let n = scanned.files.len();
-    let mut fs_paths = Vec::with_capacity(n);
+    let mut read = read.into_iter();
     let hashed: Vec<SnapshotFile> = scanned
         .files
         .into_iter()
         .zip(blobs)
-        .map(|(f, (blob, bytes))| {
-            fs_paths.push(f.fs_path);
+        .map(|(f, b)| {
+            let (blob, bytes) = match b {
+                Some(d) => (d, f.stat.size),
+                None => read.next().expect("a file not in the cache was read").1,
+            };
             SnapshotFile {
                 path: f.path,
                 blob,
@@ -589,12 +584,34 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         snapshot,
         executable,
         skipped: scanned.skipped,
-        fs_paths,
         hashed: n - from_cache,
         from_cache,
         nodes_hashed,
         tracked_only: scanned.tracked_only,
     })
+}
+
+/// The blob and size of each of `files` in order: its cached blob (`blobs[i]`) with the size
+/// the scan saw, else what reading it gave (`read`, sorted by index, holding every index whose
+/// blob is `None`).
+fn hashed_in_order<'a>(
+    files: &'a [ScannedFile],
+    blobs: &'a [Option<Digest>],
+    read: &'a [super::read::Hashed],
+) -> impl Iterator<Item = (Digest, u64)> + 'a {
+    let mut read = read.iter().peekable();
+    files
+        .iter()
+        .zip(blobs)
+        .enumerate()
+        .map(move |(i, (f, b))| match b {
+            Some(d) => (*d, f.bytes()),
+            None => {
+                let r = read.next().expect("a file not in the cache was read");
+                debug_assert_eq!(r.0, i);
+                r.1
+            }
+        })
 }
 
 /// The snapshot of `hashed` with the executable bits `executable`, its v0.2 nodes taken from

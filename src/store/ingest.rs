@@ -92,6 +92,10 @@ impl Store {
             fsync_dir(&d).map_err(io)?;
         }
         let mut outcome = outcome;
+        // Directories the tree cache knew have no node: built if the store lacks one of them.
+        outcome
+            .snapshot
+            .materialise_nodes(&outcome.executable, &|id| self.has_object(id));
         self.write_snapshot_or_rebuild(&mut outcome, opts.stat_cache.as_deref())?;
         let added = added.into_inner().unwrap_or_else(|e| e.into_inner()).len();
         Ok((outcome, added))

@@ -46,20 +46,37 @@ pub struct TreeCache {
 /// Two nodes with the same entries, and only they (short of a SHA-256 collision), have the
 /// same digest. `buf` is scratch space, reused across calls.
 pub fn entries_digest(node: &Node, buf: &mut Vec<u8>) -> Digest {
+    entries_digest_of(
+        node.directories.iter().map(|d| (d.name.as_str(), &d.node)),
+        node.files
+            .iter()
+            .map(|f| (f.name.as_str(), f.blob, f.bytes, f.executable)),
+        buf,
+    )
+}
+
+/// [`entries_digest`] of a node given as its entries, without the node: `directories` as
+/// (name, node identity) and `files` as (name, blob, size, executable), each in the node's
+/// order (sorted by name bytes).
+pub fn entries_digest_of<'a>(
+    directories: impl ExactSizeIterator<Item = (&'a str, &'a Digest)>,
+    files: impl ExactSizeIterator<Item = (&'a str, Digest, u64, bool)>,
+    buf: &mut Vec<u8>,
+) -> Digest {
     buf.clear();
-    buf.extend_from_slice(&(node.directories.len() as u32).to_le_bytes());
-    for d in &node.directories {
-        buf.extend_from_slice(&(d.name.len() as u32).to_le_bytes());
-        buf.extend_from_slice(d.name.as_bytes());
-        buf.extend_from_slice(d.node.as_bytes());
+    buf.extend_from_slice(&(directories.len() as u32).to_le_bytes());
+    for (name, node) in directories {
+        buf.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        buf.extend_from_slice(name.as_bytes());
+        buf.extend_from_slice(node.as_bytes());
     }
-    buf.extend_from_slice(&(node.files.len() as u32).to_le_bytes());
-    for f in &node.files {
-        buf.extend_from_slice(&(f.name.len() as u32).to_le_bytes());
-        buf.extend_from_slice(f.name.as_bytes());
-        buf.extend_from_slice(f.blob.as_bytes());
-        buf.extend_from_slice(&f.bytes.to_le_bytes());
-        buf.push(f.executable as u8);
+    buf.extend_from_slice(&(files.len() as u32).to_le_bytes());
+    for (name, blob, bytes, executable) in files {
+        buf.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        buf.extend_from_slice(name.as_bytes());
+        buf.extend_from_slice(blob.as_bytes());
+        buf.extend_from_slice(&bytes.to_le_bytes());
+        buf.push(executable as u8);
     }
     Digest::of(buf)
 }

@@ -25,12 +25,14 @@
 //! Layering: this module sits below `snapshot` and `store` (they call it) and imports neither;
 //! the flat list comes in through [`TreeFile`] and goes out as [`FlatFile`]s.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use crate::hash::Digest;
 use crate::path::WorkspacePath;
 
+mod build;
 pub mod cache;
+pub use build::{BuiltNode, BuiltTree, build, build_all, build_with};
 pub use cache::TreeCache;
 
 /// The `schema` value of every v0.2 tree node.
@@ -433,180 +435,6 @@ impl TreeChange {
     }
 }
 
-/// One directory of a [`BuiltTree`]: its node, identity, and whether this build serialised and
-/// hashed it (`false` when its identity was reused from the previous build).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuiltNode {
-    /// The node.
-    pub node: Node,
-    /// Its identity.
-    pub identity: Digest,
-    /// Whether this build computed the identity (the node is new or changed).
-    pub fresh: bool,
-    /// The digest of its entries ([`cache::entries_digest`]) when the build was given a
-    /// [`TreeCache`], else `None`.
-    pub entries: Option<Digest>,
-}
-
-/// Every node of a tree, keyed by directory path (`""` for the root, else `a/b`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuiltTree {
-    /// The root node's identity: the tree's identity.
-    pub root: Digest,
-    /// The nodes by directory path.
-    pub dirs: HashMap<String, BuiltNode>,
-}
-
-impl BuiltTree {
-    /// How many nodes the tree has.
-    pub fn node_count(&self) -> usize {
-        self.dirs.len()
-    }
-
-    /// Whether the files marked executable in these nodes are exactly `executable` (each
-    /// path looked up in its directory's node; no node is rebuilt).
-    pub fn executable_matches(&self, executable: &BTreeSet<WorkspacePath>) -> bool {
-        let marked: usize = self
-            .dirs
-            .values()
-            .map(|n| n.node.files.iter().filter(|f| f.executable).count())
-            .sum();
-        marked == executable.len()
-            && executable.iter().all(|p| {
-                let (dir, name) = p.as_str().rsplit_once('/').unwrap_or(("", p.as_str()));
-                self.dirs.get(dir).is_some_and(|n| {
-                    n.node
-                        .files
-                        .binary_search_by(|f| f.name.as_str().cmp(name))
-                        .is_ok_and(|i| n.node.files[i].executable)
-                })
-            })
-    }
-
-    /// How many nodes this build serialised and hashed.
-    pub fn fresh_count(&self) -> usize {
-        self.dirs.values().filter(|n| n.fresh).count()
-    }
-}
-
-/// Builds every node of the tree whose sorted flat file list is `files` (sorted by path bytes,
-/// each path once, as a [`crate::snapshot::Snapshot`] holds it) and whose executable files are
-/// `executable`, bottom-up in one pass over the list. When `previous` is given, a directory
-/// whose entries equal those of the same directory in `previous` keeps its identity without
-/// being serialised or hashed again.
-pub fn build<F: TreeFile>(
-    files: &[F],
-    executable: &BTreeSet<WorkspacePath>,
-    previous: Option<&BuiltTree>,
-) -> BuiltTree {
-    build_with(files, executable, previous, None)
-}
-
-/// [`build`], also taking identities from `known`, the tree cache of an earlier run: a
-/// directory whose entries digest ([`cache::entries_digest`]) is the one `known` records for
-/// it keeps the recorded identity without being serialised or hashed (not `fresh`). With
-/// `known` given, every [`BuiltNode::entries`] is set, so [`TreeCache::of`] the result is the
-/// cache for the next run.
-pub fn build_with<F: TreeFile>(
-    files: &[F],
-    executable: &BTreeSet<WorkspacePath>,
-    previous: Option<&BuiltTree>,
-    known: Option<&TreeCache>,
-) -> BuiltTree {
-    let mut dirs = HashMap::new();
-    let mut ctx = Ctx {
-        executable,
-        previous,
-        known,
-        buf: Vec::new(),
-        out: &mut dirs,
-    };
-    let root = build_dir(files, 0, "", &mut ctx);
-    BuiltTree { root, dirs }
-}
-
-/// What [`build_dir`] reads and writes besides its directory.
-struct Ctx<'a> {
-    executable: &'a BTreeSet<WorkspacePath>,
-    previous: Option<&'a BuiltTree>,
-    known: Option<&'a TreeCache>,
-    buf: Vec<u8>,
-    out: &'a mut HashMap<String, BuiltNode>,
-}
-
-/// Builds the node of the directory `dir` whose members are `files` (all paths start with
-/// `dir/`, or anything for the root; `skip` = bytes of that prefix).
-fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>) -> Digest {
-    let mut node = Node::default();
-    let mut i = 0;
-    while i < files.len() {
-        let rest = &files[i].tree_path().as_str()[skip..];
-        match rest.find('/') {
-            None => {
-                let f = &files[i];
-                node.files.push(FileEntry {
-                    blob: f.tree_blob(),
-                    bytes: f.tree_bytes(),
-                    executable: ctx.executable.contains(f.tree_path()),
-                    name: rest.to_owned(),
-                });
-                i += 1;
-            }
-            Some(slash) => {
-                // Paths under one directory are contiguous in full-path byte order.
-                let prefix = &rest[..=slash];
-                let end = i + files[i..]
-                    .iter()
-                    .position(|f| !f.tree_path().as_str()[skip..].starts_with(prefix))
-                    .unwrap_or(files.len() - i);
-                let name = &rest[..slash];
-                let sub = if dir.is_empty() {
-                    name.to_owned()
-                } else {
-                    format!("{dir}/{name}")
-                };
-                let id = build_dir(&files[i..end], skip + slash + 1, &sub, ctx);
-                node.directories.push(DirEntry {
-                    name: name.to_owned(),
-                    node: id,
-                });
-                i = end;
-            }
-        }
-    }
-    // Full-path order is not per-directory order (`a.b` < `a/b` < `a0`, but the directory `a`
-    // sorts before the file `a.b`): sort each list by name bytes.
-    node.directories.sort_by(|a, b| a.name.cmp(&b.name));
-    node.files.sort_by(|a, b| a.name.cmp(&b.name));
-    let entries = ctx
-        .known
-        .map(|_| cache::entries_digest(&node, &mut ctx.buf));
-    let reused = ctx
-        .previous
-        .and_then(|p| p.dirs.get(dir))
-        .filter(|p| p.node == node)
-        .map(|p| p.identity)
-        .or_else(|| {
-            ctx.known
-                .zip(entries.as_ref())
-                .and_then(|(k, e)| k.identity(dir, e))
-        });
-    let (identity, fresh) = match reused {
-        Some(id) => (id, false),
-        None => (node.identity(), true),
-    };
-    ctx.out.insert(
-        dir.to_owned(),
-        BuiltNode {
-            node,
-            identity,
-            fresh,
-            entries,
-        },
-    );
-    identity
-}
-
 /// Where stored nodes come from: [`crate::store::Store`] in the engine, a counting map in
 /// tests.
 pub trait NodeSource {
@@ -641,7 +469,14 @@ pub fn read_tree<S: NodeSource>(
     let mut dirs = HashMap::new();
     collect(src, root, "", true, &mut files, &mut dirs)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((files, BuiltTree { root: *root, dirs }))
+    Ok((
+        files,
+        BuiltTree {
+            root: *root,
+            dirs,
+            executable: None,
+        },
+    ))
 }
 
 fn join(node: &Digest, dir: &str, name: &str) -> Result<WorkspacePath, NodeError> {
@@ -691,6 +526,7 @@ fn collect<S: NodeSource>(
             identity: *id,
             fresh: false,
             entries: None,
+            built: true,
         },
     );
     Ok(())

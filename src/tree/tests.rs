@@ -352,3 +352,86 @@ proptest::proptest! {
         proptest::prop_assert_eq!(n.canonical_bytes(), serde_jcs_bytes(&n));
     }
 }
+
+#[test]
+fn directories_the_cache_knows_get_no_node_and_identities_stay_exact() {
+    let base: Vec<F> = sorted(
+        (0..6)
+            .flat_map(|d| {
+                (0..3).flat_map(move |s| {
+                    (0..4).map(move |f| file(&format!("d{d}/s{s}/f{f}"), &format!("{d}{s}{f}")))
+                })
+            })
+            .collect(),
+    );
+    let x = exec(&["d1/s2/f3"]);
+    let cold = build_with(&base, &x, None, Some(&TreeCache::default()));
+    assert_eq!((cold.node_count(), cold.fresh_count()), (25, 25));
+    assert!(cold.dirs.values().all(|n| n.built));
+    let known = TreeCache::of(&cold);
+    // Nothing changed: the same identities, and no node materialised or hashed.
+    let warm = build_with(&base, &x, None, Some(&known));
+    assert_eq!(warm.root, cold.root);
+    assert_eq!(warm.fresh_count(), 0);
+    assert!(warm.dirs.values().all(|n| !n.built && n.node.is_empty()));
+    assert_eq!(TreeCache::of(&warm), known);
+    assert!(warm.executable_matches(&x));
+    assert!(!warm.executable_matches(&exec(&["d1/s2/f2"])));
+    let built = |t: &BuiltTree| -> BTreeSet<String> {
+        t.dirs
+            .iter()
+            .filter(|(_, n)| n.built)
+            .map(|(k, _)| k.clone())
+            .collect()
+    };
+    let dirs = |v: &[&str]| -> BTreeSet<String> { v.iter().map(|s| s.to_string()).collect() };
+    // One blob changed two levels down: that directory and each ancestor, only they, are
+    // built and hashed, and the root is the one a build from nothing gives.
+    let mut files = base.clone();
+    let i = files
+        .iter()
+        .position(|f| f.path.as_str() == "d4/s1/f0")
+        .unwrap();
+    files[i].blob = Digest::of(b"changed");
+    let one = build_with(&files, &x, None, Some(&known));
+    assert_eq!(one.root, build(&files, &x, None).root);
+    assert_ne!(one.root, cold.root);
+    assert_eq!(built(&one), dirs(&["", "d4", "d4/s1"]));
+    assert_eq!(one.fresh_count(), 3);
+    // A size, an executable bit, a name: each is an entry.
+    let mut sized = base.clone();
+    sized[i].bytes += 1;
+    let t = build_with(&sized, &x, None, Some(&known));
+    assert_eq!(t.root, build(&sized, &x, None).root);
+    assert_eq!(built(&t), dirs(&["", "d4", "d4/s1"]));
+    let t = build_with(&base, &BTreeSet::new(), None, Some(&known));
+    assert_eq!(t.root, build(&base, &BTreeSet::new(), None).root);
+    assert_eq!(built(&t), dirs(&["", "d1", "d1/s2"]));
+    let mut renamed = base.clone();
+    renamed[i].path = WorkspacePath::new("d4/s1/f0b").unwrap();
+    let t = build_with(&renamed, &x, None, Some(&known));
+    assert_eq!(t.root, build(&renamed, &x, None).root);
+    assert_eq!(built(&t), dirs(&["", "d4", "d4/s1"]));
+    // Materialised for a store: every node, equal to a build from nothing, none hashed.
+    let all = build_all(&files, &x, &TreeCache::of(&one));
+    let full = build(&files, &x, None);
+    assert_eq!(all.fresh_count(), 0);
+    assert_eq!(all.dirs.len(), full.dirs.len());
+    for (k, n) in &all.dirs {
+        assert!(n.built, "{k}");
+        assert_eq!(
+            (&n.node, n.identity),
+            (&full.dirs[k].node, full.dirs[k].identity)
+        );
+    }
+    // A later build from the cache-assisted one (as `patch` builds on a session's snapshot)
+    // takes the unchanged directories' identities by their entries, and builds every node.
+    let next = build(&files, &x, Some(&warm));
+    assert_eq!(next.root, full.root);
+    assert_eq!(next.fresh_count(), 3, "d4/s1, d4 and the root");
+    assert!(next.dirs.values().all(|n| n.built));
+    // A node that was not materialised is never taken for an empty one.
+    let empty: Vec<F> = Vec::new();
+    let t = build(&empty, &BTreeSet::new(), Some(&warm));
+    assert_eq!(t.root, Node::default().identity());
+}
