@@ -32,7 +32,7 @@ fn the_smallest_invalid_path_is_the_one_named_whatever_the_directory_order() {
         assert_eq!(o.status.code(), Some(2));
         assert_eq!(
             stderr(&o),
-            "genesis: error: t/a/bad1\u{1}: invalid path \"a/bad1\\u{1}\": control character \
+            "genesis: error: t/a/bad1\\x01: invalid path \"a/bad1\\u{1}\": control character \
              U+0001 is not allowed; rename it or add it to .genesisignore\n"
         );
     }
