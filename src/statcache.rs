@@ -6,7 +6,7 @@
 //! one go. The file (all integers little-endian):
 //!
 //! ```text
-//! header   magic "GNSTATC\0" (8 bytes), version u32 (= 1), entry count u32
+//! header   magic "GNSTATC\0" (8 bytes), version u32 (= 2), entry count u32
 //! entries  path length u32, path (UTF-8 workspace path), size u64, mtime_ns i64, ctime_ns i64,
 //!          inode u64, device u64, blob (32 bytes of SHA-256)
 //! trailer  SHA-256 of every byte before it (32 bytes), like git's index
@@ -33,8 +33,11 @@ pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
 
 /// The first 8 bytes of a stat cache file.
 pub const MAGIC: [u8; 8] = *b"GNSTATC\0";
-/// The version of the layout above; any other is ignored.
-pub const VERSION: u32 = 1;
+/// The version of the layout above; any other is ignored. 2 since 1 December 2026: the same
+/// layout, but a version-1 cache may hold entries written by a snapshot that stored nothing
+/// (apply's check of an in-place workspace), whose blobs are not in the store, so those caches
+/// are dropped once (every file is read again on the next snapshot).
+pub const VERSION: u32 = 2;
 const HEADER: usize = 16;
 /// Bytes of one entry after its path: size, mtime, ctime, inode, device, blob.
 const FIXED: usize = 5 * 8 + 32;
@@ -398,7 +401,7 @@ mod tests {
         let bytes = c.encode();
         // Header, three entries (paths "a", "dir/b.txt", "é/ü": 1, 9 and 5 bytes), trailer.
         assert_eq!(bytes.len(), 16 + 3 * (4 + 72) + 1 + 9 + 5 + 32);
-        assert_eq!(&bytes[..16], b"GNSTATC\0\x01\0\0\0\x03\0\0\0");
+        assert_eq!(&bytes[..16], b"GNSTATC\0\x02\0\0\0\x03\0\0\0");
         assert_eq!(&bytes[16..21], b"\x01\0\0\0a");
         assert_eq!(&bytes[21..29], &10u64.to_le_bytes());
         assert_eq!(&bytes[29..37], &(-5i64).to_le_bytes());
@@ -424,9 +427,12 @@ mod tests {
                 br#"{"schema":"genesis/stat-cache-v0.1","entries":[]}"#.to_vec(),
             ),
         ];
-        let mut version = good.clone();
-        version[8] = 2;
-        damaged.push(("version 2", version));
+        // Version 1 (whose entries may name blobs that were never stored), checksum right.
+        let mut version = good[..good.len() - 32].to_vec();
+        version[8] = 1;
+        let sum = Digest::of(&version);
+        version.extend_from_slice(sum.as_bytes());
+        damaged.push(("version 1", version));
         let mut flipped = good.clone();
         flipped[20] ^= 1;
         damaged.push(("a path byte flipped", flipped));

@@ -48,7 +48,7 @@ fn unchanged_files_come_from_the_cache_and_changes_are_seen() {
     assert_eq!(caches.len(), 1, "{caches:?}");
     assert_eq!(caches[0].extension().unwrap(), "bin");
     let bytes = std::fs::read(&caches[0]).unwrap();
-    assert_eq!(&bytes[..16], b"GNSTATC\0\x01\0\0\0\x04\0\0\0");
+    assert_eq!(&bytes[..16], b"GNSTATC\0\x02\0\0\0\x04\0\0\0");
     // A damaged cache is an empty one: every file is read again, and the cache rewritten.
     let mut damaged = bytes.clone();
     damaged[20] ^= 1;

@@ -130,6 +130,13 @@ pub struct Hashing<'a, E = SnapshotError> {
     /// Whether a blob named by the stat cache may be used without reading the file (for
     /// example: it is in the store). Default for [`snapshot_dir`]: always.
     pub trust_cached: &'a (dyn Fn(&Digest) -> bool + Sync),
+    /// Whether `hash` stores each blob it hashes, so that the stat cache may record the files
+    /// read: an entry promises that its blob is in the store, since a store snapshot does not
+    /// read a file the cache answers for ([`crate::store::Store::snapshot_into`]). `false` (as
+    /// [`snapshot_dir`]): the stat cache is read, never written, so a snapshot that stores
+    /// nothing (apply's check of an in-place workspace) cannot make a later one skip storing
+    /// a file whose blob was never stored.
+    pub stores: bool,
     /// Threads reading files: `None` for rayon's (one per core, for hashing that only
     /// computes); more for a `hash` that waits on the disk, such as the store's `fsync` of each
     /// new object, so that the waits overlap.
@@ -494,13 +501,15 @@ pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutco
         &Hashing {
             hash: &hash_content,
             trust_cached: &|_| true,
+            stores: false,
             threads: None,
         },
     )
 }
 
 /// [`snapshot_dir`] with a chosen way to hash (the store uses it to copy blobs in while it
-/// hashes, reading each file once). Uses and then rewrites [`SnapshotOptions::stat_cache`].
+/// hashes, reading each file once). Uses [`SnapshotOptions::stat_cache`], and rewrites it only
+/// when `hashing` stores the blobs ([`Hashing::stores`]).
 /// The files the cache does not answer for are read on rayon's threads (`snapshot/read.rs`:
 /// large files first, one at a time, then small ones in batches).
 ///
@@ -544,7 +553,11 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     // `from_scan` would give (a cached entry was not racy when cached, its fields are the
     // same, and the racy limit only moves forward), so it is neither rebuilt nor rewritten.
     let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
-    if let Some(path) = opts.stat_cache.as_ref().filter(|_| !cache_current) {
+    if let Some(path) = opts
+        .stat_cache
+        .as_ref()
+        .filter(|_| !cache_current && hashing.stores)
+    {
         let hashed: Vec<(Digest, u64)> = hashed_in_order(&scanned.files, &blobs, &read).collect();
         let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started);
         drop(hashed);

@@ -80,6 +80,7 @@ impl Store {
             &Hashing {
                 hash: &ingest,
                 trust_cached: &present,
+                stores: true,
                 threads: Some(INGEST_THREADS.max(rayon::current_num_threads())),
             },
         )?;
