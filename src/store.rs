@@ -406,10 +406,17 @@ impl Store {
     /// several do.
     pub fn resolve_snapshot(&self, prefix: &str) -> Result<Digest, StoreError> {
         let prefix = prefix.to_ascii_lowercase();
-        if let Ok(d) = prefix.parse::<Digest>()
-            && self.has_snapshot(&d)
-        {
-            return Ok(d);
+        if let Ok(d) = prefix.parse::<Digest>() {
+            if self.has_snapshot(&d) {
+                return Ok(d);
+            }
+            // An object of that name that does not hash to it (a damaged root node): store
+            // corruption (exit 4), not "no snapshot" (exit 2).
+            let small = std::fs::metadata(self.object_path(&d))
+                .is_ok_and(|m| m.is_file() && m.len() <= crate::snapshot::MAX_FILE_BYTES);
+            if small && let Err(e @ StoreError::Corrupt { .. }) = self.read_object(&d) {
+                return Err(e);
+            }
         }
         let dir = self.root.join("snapshots");
         let mut found = Vec::new();

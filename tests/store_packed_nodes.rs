@@ -154,6 +154,23 @@ fn nodes_are_packed_read_back_exactly_and_damage_is_exit_4() {
     std::fs::write(&path, &good).unwrap();
     let o = run_in(ws, &["diff", "--name-status", &a, &b]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // A damaged root node: named as store corruption (exit 4), not as "no snapshot" (exit 2).
+    let root_path = object(ws, &a);
+    let good_root = std::fs::read(&root_path).unwrap();
+    std::fs::write(&root_path, &good_root[..good_root.len() - 1]).unwrap();
+    let o = run_in(ws, &["check", &a, "--expect", &a]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "corrupt store object: expected {a}, content hashes to "
+        )),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&root_path, &good_root).unwrap();
+    let o = run_in(ws, &["check", &a, "--expect", &a]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]
