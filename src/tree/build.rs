@@ -43,7 +43,7 @@ pub struct BuiltTree {
     pub root: Digest,
     /// The nodes by directory path.
     pub dirs: HashMap<String, BuiltNode>,
-    /// [`executable_digest`] of the executable bits the tree was built with (`None` for a tree
+    /// `executable_digest` of the executable bits the tree was built with (`None` for a tree
     /// read from the store, whose nodes are all built and carry the bits themselves).
     pub executable: Option<Digest>,
 }
@@ -66,7 +66,7 @@ impl BuiltTree {
     }
 
     /// Whether the files marked executable in these nodes are exactly `executable`: for a
-    /// built tree, the set it was built with ([`executable_digest`]); for a tree read from the
+    /// built tree, the set it was built with (`executable_digest`); for a tree read from the
     /// store, each path looked up in its directory's node. No node is rebuilt.
     pub fn executable_matches(&self, executable: &BTreeSet<WorkspacePath>) -> bool {
         if let Some(d) = self.executable {
