@@ -186,16 +186,7 @@ mod tests {
 
     /// The identity as the generic serialiser computes it (the definition).
     fn generic(files: &[SnapshotFile]) -> Digest {
-        #[derive(serde::Serialize)]
-        struct Unnamed<'a> {
-            schema: &'static str,
-            files: &'a [SnapshotFile],
-        }
-        crate::hash::canonical_digest(&Unnamed {
-            schema: SNAPSHOT_SCHEMA,
-            files,
-        })
-        .unwrap()
+        crate::snapshot::generic_identity(files)
     }
 
     fn file(path: &str, blob: &[u8], bytes: u64) -> SnapshotFile {

@@ -60,9 +60,12 @@ pub use crate::path::STORE_DIR_NAME;
 pub fn snapshot_identity(files: &[SnapshotFile]) -> Digest {
     // The same bytes written directly (`snapshot/canon.rs`); the generic serialiser only for
     // sizes past 2^53, which no v0.1 snapshot holds.
-    if let Some(d) = canon::identity(files) {
-        return d;
-    }
+    canon::identity(files).unwrap_or_else(|| generic_identity(files))
+}
+
+/// [`snapshot_identity`] through the generic RFC 8785 serialiser: the definition that
+/// `snapshot/canon.rs` writes directly, and the path for sizes past 2^53.
+pub(super) fn generic_identity(files: &[SnapshotFile]) -> Digest {
     #[derive(serde::Serialize)]
     struct Unnamed<'a> {
         schema: &'static str,
