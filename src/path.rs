@@ -218,6 +218,9 @@ impl WorkspacePath {
 /// # Errors
 /// The first rule `path` breaks, as a [`PathError`].
 pub fn validate(path: &str) -> Result<(), PathError> {
+    if is_valid_fast(path.as_bytes()) {
+        return Ok(());
+    }
     if path.is_empty() {
         return Err(PathError::Empty);
     }
@@ -238,6 +241,33 @@ pub fn validate(path: &str) -> Result<(), PathError> {
         }
     }
     Ok(())
+}
+
+/// Whether `path` keeps every rule of [`validate`], in one pass over its bytes (a control
+/// character, U+0000–U+001F or U+007F, is one byte below 0x80 in UTF-8, as are `/`, `.` and
+/// `\\`). `false` sends the path through the rules one by one, which name the first one broken.
+fn is_valid_fast(path: &[u8]) -> bool {
+    if path.first().is_none_or(|b| *b == b'/') {
+        return false;
+    }
+    let mut start = 0;
+    for (i, &b) in path.iter().enumerate() {
+        if b < 0x20 || b == 0x7f || b == b'\\' {
+            return false;
+        }
+        if b == b'/' {
+            if !plain_component(&path[start..i]) {
+                return false;
+            }
+            start = i + 1;
+        }
+    }
+    plain_component(&path[start..])
+}
+
+/// A component that is neither empty, `.` nor `..`.
+fn plain_component(c: &[u8]) -> bool {
+    !matches!(c, b"" | b"." | b"..")
 }
 
 /// `PATH_MAX` of Linux: the longest path a system call accepts, counting its terminating NUL
@@ -571,7 +601,45 @@ mod tests {
         );
     }
 
+    /// The rules one by one, as `validate` applies them when the one-pass check fails.
+    fn validate_by_rules(path: &str) -> bool {
+        !path.is_empty()
+            && !path.chars().any(|c| (c as u32) < 0x20 || c == '\u{7f}')
+            && !path.starts_with('/')
+            && !path.contains('\\')
+            && path.split('/').all(|c| !matches!(c, "" | "." | ".."))
+    }
+
+    #[test]
+    fn the_one_pass_check_keeps_every_rule() {
+        for (p, ok) in [
+            ("a", true),
+            ("a/b.c/ü", true),
+            ("...", true),
+            ("a/.b/..c", true),
+            ("", false),
+            ("/a", false),
+            ("a/", false),
+            ("a//b", false),
+            (".", false),
+            ("a/..", false),
+            ("./a", false),
+            ("a\\b", false),
+            ("a\u{7f}", false),
+            ("a\u{1f}b", false),
+        ] {
+            assert_eq!(is_valid_fast(p.as_bytes()), ok, "{p:?}");
+            assert_eq!(validate_by_rules(p), ok, "{p:?}");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn the_one_pass_check_agrees_with_the_rules(s in "[a./\\\\\\x00\\x1f\\x7f\u{e9}\u{10000}]{0,12}") {
+            prop_assert_eq!(is_valid_fast(s.as_bytes()), validate_by_rules(&s));
+            prop_assert_eq!(validate(&s).is_ok(), validate_by_rules(&s));
+        }
+
         #[test]
         fn the_ascii_fast_path_folds_as_the_full_path(s in "[\\x00-\\x7f]{0,24}") {
             prop_assert_eq!(fold_key(&s), fold_key_full(&s));

@@ -6,15 +6,27 @@
 //! one go. The file (all integers little-endian):
 //!
 //! ```text
-//! header   magic "GNSTATC\0" (8 bytes), version u32 (= 2), entry count u32
+//! header   magic "GNSTATC\0" (8 bytes), version u32 (= 3), entry count u32,
+//!          summary flags u32 (bit 0: the identity below is set; bit 1: no fold collisions),
+//!          snapshot identity (32 bytes; zero when bit 0 is clear)
 //! entries  path length u32, path (UTF-8 workspace path), size u64, mtime_ns i64, ctime_ns i64,
-//!          inode u64, device u64, blob (32 bytes of SHA-256)
-//! trailer  SHA-256 of every byte before it (32 bytes), like git's index
+//!          inode u64, device u64, blob (32 bytes of SHA-256), flags u8 (bit 0: the owner's
+//!          executable bit)
+//! trailer  CRC-32 (IEEE 802.3, the checksum of zlib and gzip) of every byte before it, u32
 //! ```
 //!
 //! A file that is not exactly this (another version, the JSON cache of Genesis before it,
-//! truncated, a checksum that does not match, a path that is not UTF-8) is ignored: the cache
-//! is then empty and every file is read and hashed again, never an error.
+//! truncated, a checksum that does not match, a path that is not UTF-8, an unknown flag) is
+//! ignored: the cache is then empty and every file is read and hashed again, never an error.
+//! The checksum only has to catch damage (the file is replaced by rename, never written in
+//! place), so it is a CRC, which costs a few per cent of what SHA-256 costs over the same bytes.
+//!
+//! **The summary** is the identity of the snapshot whose files are exactly the entries (paths,
+//! blobs, sizes and executable bits), set by a snapshot whose every file was cached, and whether
+//! its paths have fold collisions ([`crate::snapshot::Snapshot::fold_collisions`]). When every
+//! file of a later scan is a hit and no entry is left over, that snapshot's file list is the
+//! same, so its identity is taken from the summary: nothing is sorted into nodes, serialised or
+//! hashed (DESIGN §4, "No-change snapshots").
 //!
 //! **Racy entries** (git's "racy git" problem): a file written in the same timestamp tick as it
 //! was hashed could change again without its times changing. So an entry is only cached when
@@ -37,11 +49,19 @@ pub const MAGIC: [u8; 8] = *b"GNSTATC\0";
 /// layout, but a version-1 cache may hold entries written by a snapshot that stored nothing
 /// (apply's check of an in-place workspace), whose blobs are not in the store, so those caches
 /// are dropped once (every file is read again on the next snapshot).
-pub const VERSION: u32 = 2;
-const HEADER: usize = 16;
-/// Bytes of one entry after its path: size, mtime, ctime, inode, device, blob.
-const FIXED: usize = 5 * 8 + 32;
-const TRAILER: usize = 32;
+/// 3 since 1 December 2026: a CRC-32 trailer instead of SHA-256, the executable bit per entry,
+/// and the summary in the header.
+pub const VERSION: u32 = 3;
+const HEADER: usize = 16 + 4 + 32;
+/// Bytes of one entry after its path: size, mtime, ctime, inode, device, blob, flags.
+const FIXED: usize = 5 * 8 + 32 + 1;
+const TRAILER: usize = 4;
+/// Entry flag: the owner's executable bit is set.
+const EXECUTABLE: u8 = 1;
+/// Summary flag: the identity is set.
+const HAS_IDENTITY: u32 = 1;
+/// Summary flag: the summary's paths have no fold collisions.
+const FOLD_FREE: u32 = 2;
 
 /// A regular file found by [`crate::snapshot::scan`], not yet hashed (64 bytes and its path;
 /// one per member file, so kept small: where it is on disk and its size are derived).
@@ -131,8 +151,19 @@ pub struct StatCache {
     /// Every entry's path, one after the other.
     paths: String,
     /// Per entry, sorted by path: the end of its path in `paths` (it starts where the previous
-    /// one ends), its `lstat` fields and its blob.
-    entries: Vec<(usize, StatKey, Digest)>,
+    /// one ends), its `lstat` fields, its blob and its executable bit.
+    entries: Vec<(usize, StatKey, Digest, bool)>,
+    /// What the entries make as a snapshot, when a snapshot of exactly these files set it.
+    summary: Option<Summary>,
+}
+
+/// The snapshot whose files are exactly a stat cache's entries (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// Its identity (hex SHA-256 when printed; v0.1 or v0.2 as the files make it).
+    pub identity: Digest,
+    /// Whether its paths have no fold collisions.
+    pub fold_free: bool,
 }
 
 /// Builds a [`StatCache`] from entries given in strictly increasing path order.
@@ -147,12 +178,13 @@ impl Builder {
             cache: StatCache {
                 paths: String::with_capacity(path_bytes),
                 entries: Vec::with_capacity(entries),
+                summary: None,
             },
         }
     }
 
     /// Adds an entry; `false` (nothing added) if `path` does not sort after the last one.
-    fn push(&mut self, path: &str, stat: StatKey, blob: Digest) -> bool {
+    fn push(&mut self, path: &str, stat: StatKey, blob: Digest, executable: bool) -> bool {
         let c = &mut self.cache;
         if let Some(last) = c.entries.len().checked_sub(1)
             && c.path(last) >= path
@@ -160,7 +192,7 @@ impl Builder {
             return false;
         }
         c.paths.push_str(path);
-        c.entries.push((c.paths.len(), stat, blob));
+        c.entries.push((c.paths.len(), stat, blob, executable));
         true
     }
 }
@@ -191,12 +223,24 @@ impl StatCache {
         }
         let (body, sum) = bytes.split_at(bytes.len() - TRAILER);
         if u32::from_le_bytes(body[8..12].try_into().ok()?) != VERSION
-            || Digest::of(body).as_bytes()[..] != sum[..]
+            || crc32fast::hash(body).to_le_bytes()[..] != sum[..]
         {
             return None;
         }
         let count = u32::from_le_bytes(body[12..16].try_into().ok()?) as usize;
+        let flags = u32::from_le_bytes(body[16..20].try_into().ok()?);
+        let identity = Digest::from_bytes(body[20..52].try_into().ok()?);
+        if flags & !(HAS_IDENTITY | FOLD_FREE) != 0
+            || (flags & HAS_IDENTITY == 0
+                && (flags != 0 || identity != Digest::from_bytes([0; 32])))
+        {
+            return None;
+        }
         let mut b = Builder::with_capacity(count.min(body.len() / (4 + FIXED)), body.len());
+        b.cache.summary = (flags & HAS_IDENTITY != 0).then_some(Summary {
+            identity,
+            fold_free: flags & FOLD_FREE != 0,
+        });
         let mut rest = &body[HEADER..];
         let u64_at = |b: &[u8], at: usize| -> Option<u64> {
             Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
@@ -213,8 +257,13 @@ impl StatCache {
                 dev: u64_at(f, 32)?,
             };
             let blob = Digest::from_bytes(f[40..72].try_into().ok()?);
+            let executable = match f[72] {
+                0 => false,
+                EXECUTABLE => true,
+                _ => return None,
+            };
             // Entries are written sorted by path, each once; a file that is not is not a cache.
-            if !b.push(path, stat, blob) {
+            if !b.push(path, stat, blob, executable) {
                 return None;
             }
             rest = &rest[4 + len + FIXED..];
@@ -229,7 +278,16 @@ impl StatCache {
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
-        for (i, (_, stat, blob)) in self.entries.iter().enumerate() {
+        let (flags, identity) = match self.summary {
+            Some(s) => (
+                HAS_IDENTITY | if s.fold_free { FOLD_FREE } else { 0 },
+                s.identity,
+            ),
+            None => (0, Digest::from_bytes([0; 32])),
+        };
+        out.extend_from_slice(&flags.to_le_bytes());
+        out.extend_from_slice(identity.as_bytes());
+        for (i, (_, stat, blob, executable)) in self.entries.iter().enumerate() {
             let path = self.path(i);
             out.extend_from_slice(&(path.len() as u32).to_le_bytes());
             out.extend_from_slice(path.as_bytes());
@@ -239,9 +297,10 @@ impl StatCache {
             out.extend_from_slice(&stat.ino.to_le_bytes());
             out.extend_from_slice(&stat.dev.to_le_bytes());
             out.extend_from_slice(blob.as_bytes());
+            out.push(if *executable { EXECUTABLE } else { 0 });
         }
-        let sum = Digest::of(&out);
-        out.extend_from_slice(sum.as_bytes());
+        let sum = crc32fast::hash(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
@@ -267,12 +326,13 @@ impl StatCache {
             }
         }
         let i = found?;
-        let (_, s, blob) = &self.entries[i];
+        let (_, s, blob, _) = &self.entries[i];
         (s == stat).then_some(*blob)
     }
 
     /// [`StatCache::lookup`] for each of `files`, which are sorted by path bytes (as
-    /// [`crate::snapshot::scan`] gives them): one pass over both lists, no search.
+    /// [`crate::snapshot::scan`] gives them), an entry also matching only with the file's
+    /// executable bit: one pass over both lists, no search.
     pub fn lookup_sorted(&self, files: &[ScannedFile]) -> Vec<Option<Digest>> {
         let mut out = Vec::with_capacity(files.len());
         let mut i = 0;
@@ -282,7 +342,11 @@ impl StatCache {
                 i += 1;
             }
             out.push(match self.entries.get(i) {
-                Some((_, s, blob)) if *s == f.stat && self.path(i) == p => Some(*blob),
+                Some((_, s, blob, x))
+                    if *s == f.stat && *x == f.executable && self.path(i) == p =>
+                {
+                    Some(*blob)
+                }
                 _ => None,
             });
         }
@@ -307,9 +371,25 @@ impl StatCache {
         }
         for (f, h) in sorted {
             // A path given twice keeps its first entry.
-            b.push(f.path.as_str(), f.stat, h.blob());
+            b.push(f.path.as_str(), f.stat, h.blob(), f.executable);
         }
         b.cache
+    }
+
+    /// The summary (see the module docs), if a snapshot of exactly these entries set it.
+    pub fn summary(&self) -> Option<Summary> {
+        self.summary
+    }
+
+    /// Sets the summary to `summary`, the snapshot taken of exactly these entries' files
+    /// (the caller's promise: every file of that snapshot has an entry, none more).
+    pub fn set_summary(&mut self, summary: Option<Summary>) {
+        self.summary = summary;
+    }
+
+    /// Whether the two caches have the same entries (the summaries are not compared).
+    pub fn same_entries(&self, other: &StatCache) -> bool {
+        self.paths == other.paths && self.entries == other.entries
     }
 
     /// Number of entries.
@@ -355,7 +435,7 @@ mod tests {
                 ino: u64::MAX - i as u64,
                 dev: 2049,
             };
-            assert!(b.push(p, stat, Digest::of(p.as_bytes())));
+            assert!(b.push(p, stat, Digest::of(p.as_bytes()), i == 1));
         }
         b.cache
     }
@@ -376,14 +456,19 @@ mod tests {
         );
         assert_eq!(c.lookup("dir/b.txt", &stat(2)), None);
         assert_eq!(c.lookup("dir", &stat(1)), None);
-        let files: Vec<ScannedFile> = [("a", 0), ("b", 1), ("dir/b.txt", 1), ("é/ü", 0)]
-            .iter()
-            .map(|(p, i)| ScannedFile {
-                path: WorkspacePath::new(*p).unwrap(),
-                executable: false,
-                stat: stat(*i),
-            })
-            .collect();
+        let files: Vec<ScannedFile> = [
+            ("a", 0, false),
+            ("b", 1, false),
+            ("dir/b.txt", 1, true),
+            ("é/ü", 0, false),
+        ]
+        .iter()
+        .map(|(p, i, x)| ScannedFile {
+            path: WorkspacePath::new(*p).unwrap(),
+            executable: *x,
+            stat: stat(*i),
+        })
+        .collect();
         assert_eq!(
             c.lookup_sorted(&files),
             vec![
@@ -393,22 +478,53 @@ mod tests {
                 None
             ]
         );
+        // The executable bit is part of a match (a chmod changes ctime too, but the bit
+        // recorded is the one the node holds).
+        let mut flipped = files.clone();
+        flipped[0].executable = true;
+        flipped[2].executable = false;
+        assert_eq!(c.lookup_sorted(&flipped), vec![None; 4]);
     }
 
     #[test]
     fn a_cache_round_trips_through_its_exact_layout() {
-        let c = sample();
+        let mut c = sample();
         let bytes = c.encode();
         // Header, three entries (paths "a", "dir/b.txt", "é/ü": 1, 9 and 5 bytes), trailer.
-        assert_eq!(bytes.len(), 16 + 3 * (4 + 72) + 1 + 9 + 5 + 32);
-        assert_eq!(&bytes[..16], b"GNSTATC\0\x02\0\0\0\x03\0\0\0");
-        assert_eq!(&bytes[16..21], b"\x01\0\0\0a");
-        assert_eq!(&bytes[21..29], &10u64.to_le_bytes());
-        assert_eq!(&bytes[29..37], &(-5i64).to_le_bytes());
-        assert_eq!(&bytes[61..93], Digest::of(b"a").as_bytes());
+        assert_eq!(bytes.len(), 52 + 3 * (4 + 73) + 1 + 9 + 5 + 4);
+        assert_eq!(&bytes[..16], b"GNSTATC\0\x03\0\0\0\x03\0\0\0");
+        // No summary: flags 0, identity zero.
+        assert_eq!(&bytes[16..52], &[0u8; 36]);
+        assert_eq!(&bytes[52..57], b"\x01\0\0\0a");
+        assert_eq!(&bytes[57..65], &10u64.to_le_bytes());
+        assert_eq!(&bytes[65..73], &(-5i64).to_le_bytes());
+        assert_eq!(&bytes[97..129], Digest::of(b"a").as_bytes());
+        // Flags of "a" (not executable), then "dir/b.txt" (executable).
+        assert_eq!(bytes[129], 0);
+        assert_eq!(bytes[130 + 4 + 9 + 72], 1);
         let n = bytes.len();
-        assert_eq!(&bytes[n - 32..], Digest::of(&bytes[..n - 32]).as_bytes());
-        assert_eq!(StatCache::decode(&bytes), Some(c));
+        // zlib's CRC-32 of the body ("123456789" gives the standard check value).
+        assert_eq!(crc32fast::hash(b"123456789"), 0xcbf4_3926);
+        assert_eq!(
+            &bytes[n - 4..],
+            &crc32fast::hash(&bytes[..n - 4]).to_le_bytes()
+        );
+        assert_eq!(StatCache::decode(&bytes), Some(c.clone()));
+        let id = Digest::of(b"snapshot");
+        c.set_summary(Some(Summary {
+            identity: id,
+            fold_free: true,
+        }));
+        let bytes = c.encode();
+        assert_eq!(&bytes[16..20], &3u32.to_le_bytes());
+        assert_eq!(&bytes[20..52], id.as_bytes());
+        let back = StatCache::decode(&bytes).unwrap();
+        assert_eq!(
+            back.summary().map(|s| (s.identity, s.fold_free)),
+            Some((id, true))
+        );
+        assert!(back.same_entries(&sample()));
+        assert_ne!(back, sample());
     }
 
     #[test]
@@ -427,21 +543,24 @@ mod tests {
                 br#"{"schema":"genesis/stat-cache-v0.1","entries":[]}"#.to_vec(),
             ),
         ];
-        // Version 1 (whose entries may name blobs that were never stored), checksum right.
-        let mut version = good[..good.len() - 32].to_vec();
-        version[8] = 1;
-        let sum = Digest::of(&version);
-        version.extend_from_slice(sum.as_bytes());
-        damaged.push(("version 1", version));
+        // With the checksum right: version 2 (SHA-256 trailer, no flags), a count past the
+        // entries, an unknown summary flag, an identity without its flag, an unknown entry flag.
+        let body = &good[..good.len() - 4];
+        let resum = |what: &'static str, at: usize, byte: u8| {
+            let mut b = body.to_vec();
+            b[at] = byte;
+            let sum = crc32fast::hash(&b);
+            b.extend_from_slice(&sum.to_le_bytes());
+            (what, b)
+        };
+        damaged.push(resum("version 2", 8, 2));
+        damaged.push(resum("count too large", 12, 4));
+        damaged.push(resum("unknown summary flag", 16, 4));
+        damaged.push(resum("identity without its flag", 30, 1));
+        damaged.push(resum("unknown entry flag", 129, 2));
         let mut flipped = good.clone();
-        flipped[20] ^= 1;
+        flipped[56] ^= 1;
         damaged.push(("a path byte flipped", flipped));
-        // A count past the entries, with a checksum that matches: still refused.
-        let mut count = good[..good.len() - 32].to_vec();
-        count[12] = 4;
-        let sum = Digest::of(&count);
-        count.extend_from_slice(sum.as_bytes());
-        damaged.push(("count too large", count));
         for (what, bytes) in damaged {
             std::fs::write(&p, &bytes).unwrap();
             assert!(StatCache::load(&p).is_empty(), "{what}");

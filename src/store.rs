@@ -486,9 +486,24 @@ impl Store {
         let dir = self.root.join("snapshots");
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let id = snapshot.identity();
-        if !self.has_object(&id) {
+        let doc_path = self.snapshot_path(&id);
+        if !self.has_object(&id) || !doc_path.is_file() {
+            // A new snapshot: its identity is checked against its files before anything is
+            // written under that name (one given by a stat cache's summary was never hashed).
             let canonical = snapshot.canonical_v0_1().expect("v0.1 snapshot");
-            self.write_object(&canonical)?;
+            let computed = Digest::of(&canonical);
+            if computed != id {
+                return Err(StoreError::BadSnapshot {
+                    path: doc_path,
+                    source: SnapshotDocumentError::Identity {
+                        stated: id,
+                        computed,
+                    },
+                });
+            }
+            if !self.has_object(&id) {
+                self.write_object(&canonical)?;
+            }
         }
         let exec = serde_json::json!({ "executable": executable });
         let mut exec_bytes = serde_json::to_vec_pretty(&exec).expect("serialisable");
@@ -498,7 +513,6 @@ impl Store {
         if current.as_deref() != Some(&exec_bytes[..]) {
             write_atomic(&dir, &exec_name, &exec_bytes)?;
         }
-        let doc_path = self.snapshot_path(&id);
         let same =
             std::fs::File::open(&doc_path).and_then(|mut f| snapshot.reads_as_json_pretty(&mut f));
         match same {
@@ -508,7 +522,16 @@ impl Store {
             // invalid document, an identity that is not its name are store corruption); a
             // valid document of this identity laid out otherwise is kept.
             Ok(false) => {
-                self.read_snapshot(&id)?;
+                let (stored, _) = self.read_snapshot(&id)?;
+                if stored.files() != snapshot.files() {
+                    return Err(StoreError::BadSnapshot {
+                        path: doc_path,
+                        source: SnapshotDocumentError::Identity {
+                            stated: id,
+                            computed: crate::snapshot::snapshot_identity(snapshot.files()),
+                        },
+                    });
+                }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let doc = snapshot.to_json_pretty();

@@ -117,8 +117,9 @@ impl<'a> Walker<'a> {
         for b in rest {
             files.extend(b);
         }
-        // Paths are unique, so an unstable sort gives the one order.
-        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        // Paths are unique, so an unstable sort gives the one order (on rayon's threads: the
+        // walk is done, and this is most of what is left before hashing).
+        files.par_sort_unstable_by(|a, b| a.path.cmp(&b.path));
         ScanParts {
             files,
             skipped: self.skipped.into_inner().unwrap_or_else(|e| e.into_inner()),
@@ -186,6 +187,8 @@ impl<'a> Walker<'a> {
             cand.push(b'/');
         }
         let base = cand.len();
+        // The directory's own path when it is UTF-8 (then each member's name alone is checked).
+        let prefix = std::str::from_utf8(&rel).ok();
         for &(start, end, ft) in &entries {
             let name = &names[start..end];
             cand.truncate(base);
@@ -210,7 +213,7 @@ impl<'a> Walker<'a> {
                 });
                 continue;
             }
-            match self.file(&fd, &fs_path, &cand, name, ft) {
+            match self.file(&fd, &fs_path, prefix, &cand, name, ft) {
                 Ok(Some(f)) => bag.push(f),
                 Ok(None) => {}
                 Err((at, e)) => self.fail(at, e),
@@ -287,6 +290,7 @@ impl<'a> Walker<'a> {
         &self,
         dir: &OwnedFd,
         dir_path: &Path,
+        prefix: Option<&str>,
         rel: &[u8],
         name: &[u8],
         ft: FileType,
@@ -310,8 +314,21 @@ impl<'a> Walker<'a> {
                 });
             return Ok(None);
         }
-        let rel_str =
-            std::str::from_utf8(rel).map_err(|_| (at(), SnapshotError::NonUtf8Path(at())))?;
+        // Only the name is checked for UTF-8 when the directory's path is known to be.
+        let non_utf8 = || (at(), SnapshotError::NonUtf8Path(at()));
+        let rel_str = match prefix {
+            Some(p) => {
+                let name = std::str::from_utf8(name).map_err(|_| non_utf8())?;
+                let mut s = String::with_capacity(rel.len());
+                if !p.is_empty() {
+                    s.push_str(p);
+                    s.push('/');
+                }
+                s.push_str(name);
+                s
+            }
+            None => std::str::from_utf8(rel).map_err(|_| non_utf8())?.to_owned(),
+        };
         let path = WorkspacePath::new(rel_str).map_err(|source| {
             (
                 at(),

@@ -155,6 +155,8 @@ pub struct Snapshot {
     format: SnapshotFormat,
     /// The v0.2 nodes built with the identity (reused when the store writes them).
     tree: Option<Arc<crate::tree::BuiltTree>>,
+    /// [`Snapshot::fold_collisions`], once computed (or known from a stat cache's summary).
+    fold: std::sync::OnceLock<Vec<Vec<String>>>,
 }
 
 impl PartialEq for Snapshot {
@@ -252,6 +254,7 @@ impl Snapshot {
             files,
             format: SnapshotFormat::V0_1,
             tree: None,
+            fold: std::sync::OnceLock::new(),
         })
     }
 
@@ -294,6 +297,7 @@ impl Snapshot {
                 files,
                 format: SnapshotFormat::V0_1,
                 tree: None,
+                fold: std::sync::OnceLock::new(),
             });
         }
         let built = crate::tree::build_with(
@@ -307,7 +311,35 @@ impl Snapshot {
             files,
             format: SnapshotFormat::V0_2,
             tree: Some(Arc::new(built)),
+            fold: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The snapshot of `files` (sorted by path bytes, each path once, as a scan gives them)
+    /// whose identity is already known: `identity` and `fold_free` are the summary of a stat
+    /// cache whose entries are exactly these files ([`crate::statcache::Summary`]). No node is
+    /// built; a store lacking the snapshot builds them when writing it
+    /// ([`Snapshot::tree_nodes`]), and checks the root against `identity`.
+    pub(crate) fn from_summary(
+        files: Vec<SnapshotFile>,
+        summary: crate::statcache::Summary,
+    ) -> Snapshot {
+        debug_assert!(files.is_sorted_by(|a, b| a.path < b.path));
+        let fold = std::sync::OnceLock::new();
+        if summary.fold_free {
+            let _ = fold.set(Vec::new());
+        }
+        Snapshot {
+            identity: summary.identity,
+            format: if fits_v0_1(&files) {
+                SnapshotFormat::V0_1
+            } else {
+                SnapshotFormat::V0_2
+            },
+            files,
+            tree: None,
+            fold,
+        }
     }
 
     /// A v0.2 snapshot read back from its stored nodes: `files` (sorted, as
@@ -327,6 +359,7 @@ impl Snapshot {
             files,
             format: SnapshotFormat::V0_2,
             tree: Some(Arc::new(nodes)),
+            fold: std::sync::OnceLock::new(),
         })
     }
 
@@ -341,6 +374,7 @@ impl Snapshot {
             files,
             format: SnapshotFormat::V0_2,
             tree: None,
+            fold: std::sync::OnceLock::new(),
         }
     }
 
@@ -433,6 +467,7 @@ impl Snapshot {
             files: doc.files,
             format: SnapshotFormat::V0_1,
             tree: None,
+            fold: std::sync::OnceLock::new(),
         })
     }
 
@@ -624,6 +659,12 @@ impl Snapshot {
     /// when two hashes meet are the names hashed again to find them, folded in full and
     /// compared.
     pub fn fold_collisions(&self) -> Vec<Vec<String>> {
+        self.fold
+            .get_or_init(|| self.find_fold_collisions())
+            .clone()
+    }
+
+    fn find_fold_collisions(&self) -> Vec<Vec<String>> {
         // A fast keyed hash (foldhash): one per file and directory, and the names are the
         // tree's own; a meeting of hashes is only a suspect, checked in full below.
         let state = foldhash::fast::RandomState::default();

@@ -523,7 +523,7 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     let started = crate::statcache::now_ns();
     // The cache is loaded before the walk: the file's bytes are given back once decoded,
     // before the scan's list exists, so the two are never held together.
-    let cache = opts
+    let mut cache = opts
         .stat_cache
         .as_deref()
         .map(crate::statcache::StatCache::load)
@@ -539,6 +539,13 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     }
     let misses: Vec<usize> = (0..blobs.len()).filter(|i| blobs[*i].is_none()).collect();
     let from_cache = scanned.files.len() - misses.len();
+    // Every file found in the cache and no entry left over: the file list is the one the
+    // cache's summary (if any) was taken of, so that is the snapshot (see `crate::statcache`).
+    let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
+    if let Some(summary) = cache.summary().filter(|_| cache_current) {
+        drop(cache);
+        return Ok(summarised(scanned, blobs, summary));
+    }
     let mut read = super::read::hash_misses(
         root,
         &scanned.files,
@@ -549,24 +556,24 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     )?;
     drop(misses);
     read.sort_unstable_by_key(|r| r.0);
-    // Every file found in the cache and no entry left over: the cache is already what
-    // `from_scan` would give (a cached entry was not racy when cached, its fields are the
-    // same, and the racy limit only moves forward), so it is neither rebuilt nor rewritten.
-    let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
-    if let Some(path) = opts
+    // When the cache is current, its entries are already what `from_scan` would give (a
+    // cached entry was not racy when cached, its fields are the same, and the racy limit only
+    // moves forward); it still lacks its summary, which is added below.
+    let fresh = opts
         .stat_cache
         .as_ref()
-        .filter(|_| !cache_current && hashing.stores)
-    {
-        let hashed: Vec<(Digest, u64)> = hashed_in_order(&scanned.files, &blobs, &read).collect();
-        let fresh = crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started);
-        drop(hashed);
-        // Rewritten only when an entry changed; a cache that cannot be written only costs
-        // speed next time.
-        if fresh != cache {
-            let _ = fresh.save(path);
-        }
-    }
+        .filter(|_| hashing.stores)
+        .map(|path| {
+            let fresh = if cache_current {
+                std::mem::take(&mut cache)
+            } else {
+                let hashed: Vec<(Digest, u64)> =
+                    hashed_in_order(&scanned.files, &blobs, &read).collect();
+                crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started)
+            };
+            let changed = cache_current || !fresh.same_entries(&cache);
+            (path, fresh, changed)
+        });
     drop(cache);
     let executable = scanned
         .files
@@ -593,6 +600,19 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         })
         .collect();
     let (snapshot, nodes_hashed) = snapshot_with_tree_cache(opts, hashed, &executable)?;
+    if let Some((path, mut fresh, changed)) = fresh {
+        // The summary only when the cache holds every file (none was racy): then its entries
+        // are exactly this snapshot's files.
+        fresh.set_summary((fresh.len() == n).then(|| crate::statcache::Summary {
+            identity: snapshot.identity(),
+            fold_free: snapshot.fold_collisions().is_empty(),
+        }));
+        // Rewritten only when an entry changed or the summary is new; a cache that cannot be
+        // written only costs speed next time.
+        if changed {
+            let _ = fresh.save(path);
+        }
+    }
     Ok(SnapshotOutcome {
         snapshot,
         executable,
@@ -602,6 +622,44 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         nodes_hashed,
         tracked_only: scanned.tracked_only,
     })
+}
+
+/// The outcome of a scan whose every file the stat cache answered, with no entry left over
+/// (`blobs` all `Some`): the snapshot its summary names, nothing built or hashed.
+fn summarised(
+    scanned: ScanOutcome,
+    blobs: Vec<Option<Digest>>,
+    summary: crate::statcache::Summary,
+) -> SnapshotOutcome {
+    let executable = scanned
+        .files
+        .iter()
+        .filter(|f| f.executable)
+        .map(|f| f.path.clone())
+        .collect();
+    let n = scanned.files.len();
+    let files = scanned
+        .files
+        .into_iter()
+        .zip(blobs)
+        .filter_map(|(f, b)| {
+            Some(SnapshotFile {
+                blob: b?,
+                bytes: f.stat.size,
+                path: f.path,
+            })
+        })
+        .collect::<Vec<_>>();
+    debug_assert_eq!(files.len(), n);
+    SnapshotOutcome {
+        snapshot: Snapshot::from_summary(files, summary),
+        executable,
+        skipped: scanned.skipped,
+        hashed: 0,
+        from_cache: n,
+        nodes_hashed: 0,
+        tracked_only: scanned.tracked_only,
+    }
 }
 
 /// The blob and size of each of `files` in order: its cached blob (`blobs[i]`) with the size

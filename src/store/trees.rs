@@ -59,16 +59,12 @@ impl Store {
         executable: &BTreeSet<WorkspacePath>,
     ) -> Result<(), StoreError> {
         let id = snapshot.identity();
-        let built = snapshot
-            .tree_nodes(executable)
-            .expect("write_tree is called for v0.2 snapshots");
-        if built.root != id {
-            return Err(StoreError::BadTree {
-                identity: id,
-                source: Box::new(NodeError::NotCanonical { node: built.root }),
-            });
+        // A snapshot whose identity a stat cache's summary gave has no nodes: when its root is
+        // stored, so is every node below it (children are written first), and nothing is
+        // built. Otherwise they are built here, and the root checked against the identity.
+        if snapshot.built_tree().is_some() || !self.is_tree_node(&id) {
+            self.write_tree_nodes(snapshot, executable)?;
         }
-        self.write_nodes(&built, "")?;
         // The root is marked as a snapshot, so prefixes find it and no sub-directory's node.
         let dir = self.root.join("snapshots");
         let marker = format!("{id}.tree");
@@ -79,12 +75,34 @@ impl Store {
         Ok(())
     }
 
+    /// Stores the nodes of `snapshot` the store lacks, built with the executable bits
+    /// `executable` (or taken from its build), after checking the root is its identity.
+    fn write_tree_nodes(
+        &self,
+        snapshot: &Snapshot,
+        executable: &BTreeSet<WorkspacePath>,
+    ) -> Result<(), StoreError> {
+        let id = snapshot.identity();
+        let built = snapshot
+            .tree_nodes(executable)
+            .expect("write_tree is called for v0.2 snapshots");
+        if built.root != id {
+            return Err(StoreError::BadTree {
+                identity: id,
+                source: Box::new(NodeError::NotCanonical { node: built.root }),
+            });
+        }
+        self.write_nodes(&built, "")
+    }
+
     /// [`Store::write_snapshot`] of a snapshot just taken of a directory whose stat cache is
     /// `stat_cache`. A v0.2 node whose bytes do not hash to the identity the build gave it can
     /// only come from the tree cache beside the stat cache (`<key>.tree`, [`crate::tree::cache`]):
-    /// an entry with a wrong identity. A cache must never make a snapshot fail nor give it a
-    /// wrong identity, so the tree is then built again without the cache (every node hashed),
-    /// the cache rewritten from that build, and the snapshot written as built anew.
+    /// an entry with a wrong identity; a v0.1 identity that is not that of the files, only
+    /// from the summary in the stat cache ([`crate::statcache::Summary`]). A cache must never
+    /// make a snapshot fail nor give it a wrong identity, so the tree is then built again
+    /// without the cache (every node hashed), the tree cache rewritten from that build, the
+    /// stat cache removed, and the snapshot written as built anew.
     ///
     /// # Errors
     /// As [`Store::write_snapshot`] (for the rebuilt snapshot).
@@ -93,29 +111,54 @@ impl Store {
         outcome: &mut crate::snapshot::SnapshotOutcome,
         stat_cache: Option<&std::path::Path>,
     ) -> Result<(), StoreError> {
+        use crate::snapshot::{SnapshotDocumentError, SnapshotFormat};
         match self.write_snapshot(&outcome.snapshot, &outcome.executable) {
             Err(StoreError::BadTree { .. })
-                if outcome.snapshot.format() == crate::snapshot::SnapshotFormat::V0_2 =>
+                if outcome.snapshot.format() == SnapshotFormat::V0_2 =>
             {
-                let none = crate::tree::TreeCache::default();
-                let files = outcome.snapshot.files().to_vec();
-                let rebuilt =
-                    Snapshot::with_tree_cache(files, &outcome.executable, None, Some(&none))
-                        .map_err(|source| StoreError::BadSnapshot {
-                            path: self.root.clone(),
-                            source,
-                        })?;
-                if let (Some(path), Some(built)) = (stat_cache, rebuilt.built_tree()) {
-                    // Beside the stat cache, as the walk keeps it; one that cannot be written
-                    // only costs speed next time.
-                    let _ = crate::tree::TreeCache::of(built).save(&path.with_extension("tree"));
-                }
-                outcome.nodes_hashed = rebuilt.built_tree().map_or(0, |t| t.fresh_count());
-                outcome.snapshot = rebuilt;
+                self.rebuild_snapshot(outcome, stat_cache)?;
+                self.write_snapshot(&outcome.snapshot, &outcome.executable)
+            }
+            // Only a stat cache's summary gives a v0.1 identity that was not computed.
+            Err(StoreError::BadSnapshot {
+                source: SnapshotDocumentError::Identity { .. },
+                ..
+            }) if outcome.snapshot.format() == SnapshotFormat::V0_1 => {
+                self.rebuild_snapshot(outcome, stat_cache)?;
                 self.write_snapshot(&outcome.snapshot, &outcome.executable)
             }
             other => other,
         }
+    }
+
+    /// The snapshot of `outcome` built again from its files with no cache (every node hashed),
+    /// the tree cache rewritten from that build and the stat cache removed (its summary may
+    /// name the identity that was wrong).
+    fn rebuild_snapshot(
+        &self,
+        outcome: &mut crate::snapshot::SnapshotOutcome,
+        stat_cache: Option<&std::path::Path>,
+    ) -> Result<(), StoreError> {
+        let none = crate::tree::TreeCache::default();
+        let files = outcome.snapshot.files().to_vec();
+        let rebuilt = Snapshot::with_tree_cache(files, &outcome.executable, None, Some(&none))
+            .map_err(|source| StoreError::BadSnapshot {
+                path: self.root.clone(),
+                source,
+            })?;
+        if let Some(path) = stat_cache {
+            if let Some(built) = rebuilt.built_tree() {
+                // Beside the stat cache, as the walk keeps it; one that cannot be written only
+                // costs speed next time.
+                let _ = crate::tree::TreeCache::of(built).save(&path.with_extension("tree"));
+            }
+            // Its summary may name the identity that was wrong: every file is read again next
+            // time rather than trust it.
+            let _ = std::fs::remove_file(path);
+        }
+        outcome.nodes_hashed = rebuilt.built_tree().map_or(0, |t| t.fresh_count());
+        outcome.snapshot = rebuilt;
+        Ok(())
     }
 
     /// The identities of the stored v0.2 roots (`snapshots/<id>.tree` markers whose root node

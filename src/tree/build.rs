@@ -212,7 +212,7 @@ fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>
     let mut i = 0;
     while i < files.len() {
         let rest = &files[i].tree_path().as_str()[skip..];
-        match rest.find('/') {
+        match memchr::memchr(b'/', rest.as_bytes()) {
             None => {
                 direct.push(&files[i]);
                 i += 1;

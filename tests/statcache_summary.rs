@@ -1,0 +1,222 @@
+//! The stat cache's summary (`genesis::statcache::Summary`, DESIGN §4 "No-change snapshots"):
+//! a snapshot whose every file the cache answers, with no entry left over, takes its identity
+//! from the summary, builds no node and hashes nothing; any change to the file list (content,
+//! executable bit, a file added or deleted, a file that was racy) goes the long way and gives
+//! the identity a snapshot without any cache gives. A wrong summary never gives a wrong
+//! identity to a snapshot the store has to write.
+
+use std::path::Path;
+use std::time::Duration;
+
+use genesis::snapshot::{SnapshotFormat, SnapshotOptions, SnapshotOutcome, snapshot_dir};
+use genesis::statcache::StatCache;
+use genesis::store::Store;
+
+/// Longer than the racy window (2 s): files written before it are cached.
+fn age() {
+    std::thread::sleep(Duration::from_millis(2200));
+}
+
+fn snap(store: &Store, root: &Path) -> SnapshotOutcome {
+    store
+        .snapshot_into(root, &SnapshotOptions::default())
+        .unwrap()
+        .0
+}
+
+/// The identity of `root` computed from nothing (no store, no cache).
+fn cold(root: &Path) -> genesis::Digest {
+    snapshot_dir(root, &SnapshotOptions::default())
+        .unwrap()
+        .snapshot
+        .identity()
+}
+
+/// `files` files (past v0.1's 4,096 when over it) in directories of 100.
+fn tree(root: &Path, files: usize) {
+    for i in 0..files {
+        let d = root.join(format!("d{:02}", i / 100));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(format!("f{i:05}.txt")), format!("{i}\n")).unwrap();
+    }
+}
+
+/// Whether `o` was answered by the summary: nothing hashed or built, every file cached.
+fn summarised(o: &SnapshotOutcome) -> bool {
+    o.hashed == 0
+        && o.nodes_hashed == 0
+        && o.from_cache == o.snapshot.files().len()
+        && o.snapshot.built_tree().is_none()
+}
+
+/// The stat cache at `path` with its summary identity replaced by `identity` (checksum made
+/// right again): a cache the loader accepts that names a wrong snapshot.
+fn with_summary(path: &Path, identity: genesis::Digest) {
+    let bytes = std::fs::read(path).unwrap();
+    let mut body = bytes[..bytes.len() - 4].to_vec();
+    assert_eq!(body[16] & 1, 1, "the cache has a summary");
+    body[20..52].copy_from_slice(identity.as_bytes());
+    let sum = crc32fast::hash(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    std::fs::write(path, body).unwrap();
+    assert_eq!(
+        StatCache::load(path).summary().map(|s| s.identity),
+        Some(identity)
+    );
+}
+
+fn each_format(check: impl Fn(usize, SnapshotFormat)) {
+    check(50, SnapshotFormat::V0_1);
+    check(4200, SnapshotFormat::V0_2);
+}
+
+#[test]
+fn an_unchanged_tree_takes_its_identity_from_the_summary() {
+    each_format(|files, format| {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        tree(&ws, files);
+        let store = Store::init(&d.path().join("store")).unwrap();
+        age();
+        let first = snap(&store, &ws);
+        assert_eq!(first.snapshot.format(), format);
+        assert_eq!(first.hashed, files);
+        let cache = store.stat_cache_path(&ws);
+        let summary = StatCache::load(&cache).summary().unwrap();
+        assert_eq!(summary.identity, first.snapshot.identity());
+        assert!(summary.fold_free);
+
+        let again = snap(&store, &ws);
+        assert!(summarised(&again), "{format:?}");
+        assert_eq!(again.snapshot.identity(), first.snapshot.identity());
+        assert_eq!(again.snapshot.format(), format);
+        assert_eq!(again.snapshot.files(), first.snapshot.files());
+        assert!(again.snapshot.fold_collisions().is_empty());
+        assert_eq!(cold(&ws), first.snapshot.identity());
+        let (read, _) = store.read_snapshot(&again.snapshot.identity()).unwrap();
+        assert_eq!(read.files(), first.snapshot.files());
+    });
+}
+
+#[test]
+fn every_change_to_the_list_goes_the_long_way() {
+    use std::os::unix::fs::PermissionsExt;
+    each_format(|files, format| {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        tree(&ws, files);
+        let store = Store::init(&d.path().join("store")).unwrap();
+        age();
+        let first = snap(&store, &ws).snapshot.identity();
+        let f = ws.join("d00/f00003.txt");
+        let changes: [(&str, &dyn Fn()); 5] = [
+            ("content", &|| std::fs::write(&f, b"other\n").unwrap()),
+            ("content back", &|| std::fs::write(&f, b"3\n").unwrap()),
+            ("executable bit", &|| {
+                std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap()
+            }),
+            ("deleted", &|| std::fs::remove_file(&f).unwrap()),
+            ("added", &|| {
+                std::fs::write(ws.join("d00/new.txt"), b"n\n").unwrap()
+            }),
+        ];
+        for (what, change) in changes {
+            change();
+            let o = snap(&store, &ws);
+            // A deleted file leaves every other one a hit: only the entry left over tells.
+            if what != "deleted" {
+                assert!(o.hashed > 0 || !summarised(&o), "{format:?} {what}");
+            }
+            assert_eq!(o.snapshot.identity(), cold(&ws), "{format:?} {what}");
+            // The bit is part of a v0.2 identity only.
+            let same = what == "content back"
+                || (what == "executable bit" && format == SnapshotFormat::V0_1);
+            assert_eq!(o.snapshot.identity() == first, same, "{format:?} {what}");
+        }
+    });
+}
+
+/// A file still racy when the cache was written has no entry, so that snapshot sets no summary
+/// (its list is not the entries): once the file is deleted, every file hits and nothing is left
+/// over, and the identity is the one of the list without it, not the one that held it.
+#[test]
+fn a_cache_missing_a_racy_file_has_no_summary() {
+    each_format(|files, format| {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        tree(&ws, files);
+        let store = Store::init(&d.path().join("store")).unwrap();
+        age();
+        let without = snap(&store, &ws).snapshot.identity();
+        std::fs::write(ws.join("d00/young.txt"), b"young\n").unwrap();
+        let with = snap(&store, &ws).snapshot.identity();
+        assert_ne!(with, without);
+        let cache = store.stat_cache_path(&ws);
+        // The entries did not change, so neither did the cache, whose summary is still that of
+        // its entries.
+        let c = StatCache::load(&cache);
+        assert_eq!(c.len(), files, "{format:?}");
+        assert_eq!(c.summary().map(|s| s.identity), Some(without), "{format:?}");
+        // A racy file that changes the entries (one changed file, young again) clears it.
+        std::fs::write(ws.join("d00/f00000.txt"), b"changed\n").unwrap();
+        let changed = snap(&store, &ws).snapshot.identity();
+        let c = StatCache::load(&cache);
+        assert_eq!(c.len(), files - 1, "{format:?}");
+        assert_eq!(c.summary(), None, "{format:?}");
+        std::fs::write(ws.join("d00/f00000.txt"), b"0\n").unwrap();
+        assert_ne!(changed, without);
+        std::fs::remove_file(ws.join("d00/young.txt")).unwrap();
+        let o = snap(&store, &ws);
+        assert_eq!(o.snapshot.identity(), without, "{format:?}");
+        // Once every file is old enough to be cached, the summary is back.
+        age();
+        assert_eq!(snap(&store, &ws).snapshot.identity(), without);
+        assert_eq!(
+            StatCache::load(&cache).summary().map(|s| s.identity),
+            Some(without)
+        );
+    });
+}
+
+/// A summary naming a snapshot the store does not hold (a damaged cache whose checksum still
+/// matches) is caught when the store writes it: the snapshot is built again from its files,
+/// gets its true identity, and the stat cache is removed.
+#[test]
+fn a_wrong_summary_is_caught_when_the_snapshot_is_written() {
+    each_format(|files, format| {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        tree(&ws, files);
+        let store = Store::init(&d.path().join("store")).unwrap();
+        age();
+        let first = snap(&store, &ws).snapshot.identity();
+        let cache = store.stat_cache_path(&ws);
+        with_summary(&cache, genesis::Digest::of(b"not this tree"));
+        let o = snap(&store, &ws);
+        assert_eq!(o.snapshot.identity(), first, "{format:?}");
+        assert!(!cache.exists(), "{format:?}: the cache is removed");
+        let again = snap(&store, &ws);
+        assert_eq!(again.hashed, files, "{format:?}: every file read again");
+        assert_eq!(again.snapshot.identity(), first);
+    });
+}
+
+/// v0.1: a summary naming another stored snapshot (its document present) is caught too, by
+/// the files of that document.
+#[test]
+fn a_summary_naming_another_stored_v0_1_snapshot_is_caught() {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    tree(&ws, 20);
+    let store = Store::init(&d.path().join("store")).unwrap();
+    let other_ws = d.path().join("other");
+    tree(&other_ws, 21);
+    let other = snap(&store, &other_ws).snapshot.identity();
+    age();
+    let first = snap(&store, &ws).snapshot.identity();
+    let cache = store.stat_cache_path(&ws);
+    with_summary(&cache, other);
+    let o = snap(&store, &ws);
+    assert_eq!(o.snapshot.identity(), first);
+    assert!(!cache.exists());
+}
