@@ -387,9 +387,43 @@ impl StatCache {
         self.summary = summary;
     }
 
-    /// Whether the two caches have the same entries (the summaries are not compared).
-    pub fn same_entries(&self, other: &StatCache) -> bool {
-        self.paths == other.paths && self.entries == other.entries
+    /// Whether [`StatCache::from_scan`] of a scan that started at `started_ns` would give
+    /// exactly this cache's entries, found without building it: `files` gives each scanned
+    /// file (sorted by path bytes), whether its blob came from this cache (a hit of
+    /// [`StatCache::lookup_sorted`]) and its size as hashed. So it is when every file old
+    /// enough to cache is a hit (its entry is then the one `from_scan` writes), no other file
+    /// has an entry, and no entry is left over.
+    pub fn entries_unchanged<'a>(
+        &self,
+        files: impl Iterator<Item = (&'a ScannedFile, bool, u64)>,
+        started_ns: i64,
+    ) -> bool {
+        let limit = started_ns.saturating_sub(RACY_WINDOW_NS);
+        let mut kept = 0;
+        for (f, hit, bytes) in files {
+            let cacheable =
+                f.stat.mtime_ns < limit && f.stat.ctime_ns < limit && f.stat.size == bytes;
+            match (cacheable, hit) {
+                (true, true) => kept += 1,
+                (false, false) if !self.contains(f.path.as_str()) => {}
+                _ => return false,
+            }
+        }
+        kept == self.entries.len()
+    }
+
+    /// Whether some entry has the path `path` (binary search).
+    fn contains(&self, path: &str) -> bool {
+        let (mut lo, mut hi) = (0, self.entries.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.path(mid).cmp(path) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return true,
+            }
+        }
+        false
     }
 
     /// Number of entries.
@@ -486,6 +520,68 @@ mod tests {
         assert_eq!(c.lookup_sorted(&flipped), vec![None; 4]);
     }
 
+    /// `entries_unchanged` says what comparing `from_scan`'s cache with this one says.
+    #[test]
+    fn entries_unchanged_agrees_with_from_scan() {
+        let now = 10 * RACY_WINDOW_NS;
+        let file = |p: &str, ino: u64, young: bool| ScannedFile {
+            path: WorkspacePath::new(p).unwrap(),
+            executable: false,
+            stat: StatKey {
+                size: 2,
+                mtime_ns: if young { now } else { 1 },
+                ctime_ns: 1,
+                ino,
+                dev: 1,
+            },
+        };
+        let blob = Digest::of(b"x");
+        let base = [
+            file("a", 1, false),
+            file("b", 2, false),
+            file("c", 3, false),
+        ];
+        let cache = StatCache::from_scan(&base, &[(blob, 2); 3], now);
+        let check = |files: &[ScannedFile]| {
+            let hits: Vec<bool> = cache
+                .lookup_sorted(files)
+                .iter()
+                .map(Option::is_some)
+                .collect();
+            let fresh = StatCache::from_scan(files, &vec![(blob, 2); files.len()], now);
+            let fast = cache.entries_unchanged(files.iter().zip(hits).map(|(f, h)| (f, h, 2)), now);
+            assert_eq!(fast, fresh == cache, "{files:?}");
+            fast
+        };
+        assert!(check(&base));
+        // A young file the cache does not hold.
+        assert!(check(&[
+            base[0].clone(),
+            file("ab", 9, true),
+            base[1].clone(),
+            base[2].clone()
+        ]));
+        // A young file the cache holds (it was just rewritten), an old one changed, one gone,
+        // one new and old enough.
+        assert!(!check(&[
+            base[0].clone(),
+            file("b", 2, true),
+            base[2].clone()
+        ]));
+        assert!(!check(&[
+            base[0].clone(),
+            file("b", 7, false),
+            base[2].clone()
+        ]));
+        assert!(!check(&[base[0].clone(), base[2].clone()]));
+        assert!(!check(&[
+            base[0].clone(),
+            file("ab", 9, false),
+            base[1].clone(),
+            base[2].clone()
+        ]));
+    }
+
     #[test]
     fn a_cache_round_trips_through_its_exact_layout() {
         let mut c = sample();
@@ -523,8 +619,10 @@ mod tests {
             back.summary().map(|s| (s.identity, s.fold_free)),
             Some((id, true))
         );
-        assert!(back.same_entries(&sample()));
         assert_ne!(back, sample());
+        let mut no_summary = back.clone();
+        no_summary.set_summary(None);
+        assert_eq!(no_summary, sample());
     }
 
     #[test]

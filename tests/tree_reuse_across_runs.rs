@@ -45,6 +45,10 @@ fn a_no_change_snapshot_hashes_no_node_and_one_change_only_its_ancestors() {
     let bytes = std::fs::read(&cache).unwrap();
     assert_eq!(&bytes[..16], b"GNTREEC\0\x01\0\0\0\x44\0\0\0");
 
+    // Without the stat cache, whose summary answers a no-change snapshot once every file is
+    // old enough to be cached (statcache_summary.rs): here the tree cache is asked.
+    let stat_cache = store.stat_cache_path(&ws);
+    let _ = std::fs::remove_file(&stat_cache);
     let again = snap(&store, &ws);
     assert_eq!(again.snapshot.identity(), first.snapshot.identity());
     assert_eq!(again.nodes_hashed, 0);
@@ -119,6 +123,8 @@ fn a_damaged_or_other_version_tree_cache_is_ignored() {
         ("empty", Vec::new()),
     ] {
         std::fs::write(&cache, &bytes).unwrap();
+        // The tree cache is asked only when the stat cache's summary does not answer.
+        let _ = std::fs::remove_file(store.stat_cache_path(&ws));
         let o = snap(&store, &ws);
         assert_eq!(o.snapshot.identity(), first.snapshot.identity(), "{what}");
         assert_eq!(o.nodes_hashed, 68, "{what}: every node built again");
@@ -215,6 +221,9 @@ fn a_tree_cache_entry_with_a_wrong_identity_is_not_trusted() {
         let bad = with_wrong_identity(&good, dir);
         assert!(genesis::tree::TreeCache::decode(&bad).is_some(), "{dir:?}");
         std::fs::write(&cache, &bad).unwrap();
+        // Without the stat cache, whose summary would answer once the files are old enough
+        // to be cached (statcache_summary.rs), so that the tree cache is asked.
+        let _ = std::fs::remove_file(store.stat_cache_path(&ws));
         let o = snap(&store, &ws);
         assert_eq!(o.snapshot.identity(), first.snapshot.identity(), "{dir:?}");
         assert_eq!(o.nodes_hashed, 68, "{dir:?}: every node built again");

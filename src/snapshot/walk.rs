@@ -559,20 +559,28 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     // When the cache is current, its entries are already what `from_scan` would give (a
     // cached entry was not racy when cached, its fields are the same, and the racy limit only
     // moves forward); it still lacks its summary, which is added below.
+    // Otherwise it is rebuilt only when its entries change: not when the only files it lacks
+    // are still racy, as a file just edited is (then it keeps its summary, which is that of
+    // its entries).
     let fresh = opts
         .stat_cache
         .as_ref()
         .filter(|_| hashing.stores)
-        .map(|path| {
-            let fresh = if cache_current {
-                std::mem::take(&mut cache)
-            } else {
-                let hashed: Vec<(Digest, u64)> =
-                    hashed_in_order(&scanned.files, &blobs, &read).collect();
-                crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started)
-            };
-            let changed = cache_current || !fresh.same_entries(&cache);
-            (path, fresh, changed)
+        .and_then(|path| {
+            if cache_current {
+                return Some((path, std::mem::take(&mut cache)));
+            }
+            let sizes = hashed_in_order(&scanned.files, &blobs, &read).map(|(_, n)| n);
+            let hits = scanned.files.iter().zip(&blobs).zip(sizes);
+            if cache.entries_unchanged(hits.map(|((f, b), n)| (f, b.is_some(), n)), started) {
+                return None;
+            }
+            let hashed: Vec<(Digest, u64)> =
+                hashed_in_order(&scanned.files, &blobs, &read).collect();
+            Some((
+                path,
+                crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started),
+            ))
         });
     drop(cache);
     let executable = scanned
@@ -600,18 +608,15 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         })
         .collect();
     let (snapshot, nodes_hashed) = snapshot_with_tree_cache(opts, hashed, &executable)?;
-    if let Some((path, mut fresh, changed)) = fresh {
+    if let Some((path, mut fresh)) = fresh {
         // The summary only when the cache holds every file (none was racy): then its entries
         // are exactly this snapshot's files.
         fresh.set_summary((fresh.len() == n).then(|| crate::statcache::Summary {
             identity: snapshot.identity(),
             fold_free: snapshot.fold_collisions().is_empty(),
         }));
-        // Rewritten only when an entry changed or the summary is new; a cache that cannot be
-        // written only costs speed next time.
-        if changed {
-            let _ = fresh.save(path);
-        }
+        // A cache that cannot be written only costs speed next time.
+        let _ = fresh.save(path);
     }
     Ok(SnapshotOutcome {
         snapshot,
