@@ -3,8 +3,10 @@
 //! ignore rules per entry without building a path per entry (the `ignore` crate's gitignore
 //! matchers, so the rules mean exactly what they meant with its walker), and `statx`-ing each
 //! member file relative to the directory's descriptor (no path lookup from the root). Each
-//! directory appends its files to one of a few shared lists (about one per thread, so they are
-//! large allocations that are given back when merged), sorted once at the end.
+//! directory sorts its own files and sub-directories by name (a sub-directory `s` as `s/`, which
+//! is where all of its paths fall among its siblings), so the tree of directories, read depth
+//! first, gives the files in path order: they are moved once into one list at the end, with no
+//! sort of the whole list.
 //!
 //! When the tracked set still owes the nested repositories of this very root
 //! ([`crate::tracked::TrackedFiles::discover_deferred`]), the walk also notes each directory
@@ -68,8 +70,6 @@ pub(super) struct Walker<'a> {
     failed: AtomicBool,
     skipped: Mutex<Vec<Skipped>>,
     errors: Mutex<Vec<(PathBuf, SnapshotError)>>,
-    /// Lists of files found, each held by one directory at a time.
-    bags: Mutex<Vec<Vec<ScannedFile>>>,
     /// Nested repositories found, when the tracked set owes those of this root.
     nested: Option<Mutex<Vec<String>>>,
 }
@@ -78,6 +78,58 @@ pub(super) struct Walker<'a> {
 struct Sub {
     rel: Vec<u8>,
     fs_path: PathBuf,
+}
+
+/// What the walk found in one directory: its files sorted by path bytes, and its walked
+/// sub-directories in name order, each with the number of those files whose paths sort
+/// before all of its own.
+#[derive(Default)]
+struct Found {
+    files: Vec<ScannedFile>,
+    subs: Vec<(usize, Found)>,
+}
+
+impl Found {
+    /// How many files it and its sub-directories hold.
+    fn count(&self) -> usize {
+        self.files.len() + self.subs.iter().map(|(_, f)| f.count()).sum::<usize>()
+    }
+
+    /// Moves its files and its sub-directories' into `out`, in path order.
+    fn flatten_into(self, out: &mut Vec<ScannedFile>) {
+        let mut files = self.files.into_iter();
+        let mut done = 0;
+        for (before, sub) in self.subs {
+            out.extend(files.by_ref().take(before - done));
+            done = before;
+            sub.flatten_into(out);
+        }
+        out.extend(files);
+    }
+}
+
+/// The order of two sibling directories' paths as their paths below them sort: `a/` against
+/// `b/` (so `a.b` comes before `a`, though `a` < `a.b`).
+fn dir_order(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let n = a.len().min(b.len());
+    a[..n].cmp(&b[..n]).then_with(|| {
+        let at = |p: &[u8]| p.get(n).copied().unwrap_or(b'/');
+        at(a).cmp(&at(b))
+    })
+}
+
+/// The order of path `path` (no `/` after `dir/`) among the paths below directory `sub`, a
+/// sibling: `path` against `sub/`. A file `a.b` comes before `a/…` and `a0` after it.
+fn file_before_dir(path: &[u8], sub: &[u8]) -> bool {
+    let n = path.len().min(sub.len());
+    match path[..n].cmp(&sub[..n]) {
+        std::cmp::Ordering::Equal => match path.get(n) {
+            // `path` is `sub` itself or a prefix of it: shorter first.
+            None => true,
+            Some(b) => *b < b'/',
+        },
+        o => o.is_lt(),
+    }
 }
 
 impl<'a> Walker<'a> {
@@ -99,27 +151,16 @@ impl<'a> Walker<'a> {
             failed: AtomicBool::new(false),
             skipped: Mutex::new(Vec::new()),
             errors: Mutex::new(Vec::new()),
-            bags: Mutex::new(Vec::new()),
             nested,
         }
     }
 
     /// Walks the whole tree on rayon's threads.
     pub(super) fn run(self) -> ScanParts {
-        self.dir(Vec::new(), self.root.to_path_buf(), &Level::top());
-        let mut bags = self.bags.into_inner().unwrap_or_else(|e| e.into_inner());
-        // Into the largest list; each other one is given back as it is emptied.
-        bags.sort_unstable_by_key(|b| std::cmp::Reverse(b.len()));
-        let mut bags = bags.into_iter();
-        let mut files = bags.next().unwrap_or_default();
-        let rest: Vec<_> = bags.collect();
-        files.reserve_exact(rest.iter().map(Vec::len).sum());
-        for b in rest {
-            files.extend(b);
-        }
-        // Paths are unique, so an unstable sort gives the one order (on rayon's threads: the
-        // walk is done, and this is most of what is left before hashing).
-        files.par_sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let found = self.dir(Vec::new(), self.root.to_path_buf(), &Level::top());
+        let mut files = Vec::with_capacity(found.count());
+        found.flatten_into(&mut files);
+        debug_assert!(files.is_sorted_by(|a, b| a.path < b.path));
         ScanParts {
             files,
             skipped: self.skipped.into_inner().unwrap_or_else(|e| e.into_inner()),
@@ -145,9 +186,9 @@ impl<'a> Walker<'a> {
     }
 
     /// Walks the directory `rel` (relative to the root, `fs_path` on disk) below `level`.
-    fn dir(&self, rel: Vec<u8>, fs_path: PathBuf, level: &Arc<Level>) {
+    fn dir(&self, rel: Vec<u8>, fs_path: PathBuf, level: &Arc<Level>) -> Found {
         if self.failed.load(Ordering::Relaxed) {
-            return;
+            return Found::default();
         }
         // The root is followed if it is a link (as it always was); nothing below it is.
         let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
@@ -162,14 +203,14 @@ impl<'a> Walker<'a> {
             Ok(fd) => fd,
             Err(e) => {
                 self.fail(fs_path.clone(), walk_err(&fs_path, e));
-                return;
+                return Found::default();
             }
         };
         let (names, entries) = match list(&fd) {
             Ok(l) => l,
             Err(e) => {
                 self.fail(fs_path.clone(), walk_err(&fs_path, e));
-                return;
+                return Found::default();
             }
         };
         if let Some(found) = &self.nested
@@ -181,7 +222,7 @@ impl<'a> Walker<'a> {
         let mut subs: Vec<Sub> = Vec::new();
         // Directories left out that the nested-repository search enters.
         let mut searched: Vec<Sub> = Vec::new();
-        let mut bag = self.take_bag();
+        let mut files = Vec::with_capacity(entries.len());
         let mut cand = rel.clone();
         if !cand.is_empty() {
             cand.push(b'/');
@@ -214,18 +255,14 @@ impl<'a> Walker<'a> {
                 continue;
             }
             match self.file(&fd, &fs_path, prefix, &cand, name, ft) {
-                Ok(Some(f)) => bag.push(f),
+                Ok(Some(f)) => files.push(f),
                 Ok(None) => {}
                 Err((at, e)) => self.fail(at, e),
             }
         }
-        self.bags
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(bag);
         drop(fd);
         if self.failed.load(Ordering::Relaxed) {
-            return;
+            return Found::default();
         }
         if let Some(found) = &self.nested
             && !searched.is_empty()
@@ -239,17 +276,22 @@ impl<'a> Walker<'a> {
                 .into_par_iter()
                 .for_each(|s| search.dir(s.rel, s.fs_path, &level));
         }
-        subs.into_par_iter()
-            .for_each(|s| self.dir(s.rel, s.fs_path, &level));
-    }
-
-    /// A list to append files to: one no other directory holds (a new one if all are held).
-    fn take_bag(&self) -> Vec<ScannedFile> {
-        self.bags
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop()
-            .unwrap_or_default()
+        // Paths are unique; names in one directory sort as their paths do.
+        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        // Sub-directories as `name/`: `a.b/` before `a/`.
+        subs.sort_unstable_by(|a, b| dir_order(&a.rel, &b.rel));
+        let before: Vec<usize> = subs
+            .iter()
+            .map(|s| files.partition_point(|f| file_before_dir(f.path.as_str().as_bytes(), &s.rel)))
+            .collect();
+        let found: Vec<Found> = subs
+            .into_par_iter()
+            .map(|s| self.dir(s.rel, s.fs_path, &level))
+            .collect();
+        Found {
+            files,
+            subs: before.into_iter().zip(found).collect(),
+        }
     }
 
     /// Whether the entry at `rel` (relative to the root; `name` its last component) is left
@@ -514,6 +556,66 @@ mod tests {
                 .nested
                 .is_none()
         );
+    }
+
+    /// The walk gives files in path-byte order with no sort of the whole list: names that
+    /// sort differently as directories (`a/` after `a.b`, before `a0`) at every depth, and
+    /// every pair of the names below as both file and directory.
+    #[test]
+    fn the_walk_gives_files_in_path_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("w");
+        let names = [
+            "a", "a.b", "a-b", "a0", "a b", "ab", "b", "\u{e9}", "A", "a~",
+        ];
+        let mut expect = Vec::new();
+        // Each name as a directory holding each other name as a file, and as a file beside.
+        for (i, d) in names.iter().enumerate() {
+            for (j, f) in names.iter().enumerate() {
+                if (i + j) % 3 == 0 {
+                    let p = format!("{d}/{f}");
+                    std::fs::create_dir_all(root.join(d)).unwrap();
+                    std::fs::write(root.join(&p), b"x").unwrap();
+                    expect.push(p);
+                } else if (i + j) % 3 == 1 {
+                    let p = format!("{d}/{f}/{d}");
+                    std::fs::create_dir_all(root.join(format!("{d}/{f}"))).unwrap();
+                    std::fs::write(root.join(&p), b"x").unwrap();
+                    expect.push(p);
+                }
+            }
+            let p = format!("{d}.f");
+            std::fs::write(root.join(&p), b"x").unwrap();
+            expect.push(p);
+        }
+        expect.sort();
+        let opts = SnapshotOptions::default();
+        let filters = Filters {
+            overrides: None,
+            parents: ParentRules::default(),
+            canonical_root: root.clone(),
+            store_rel: None,
+        };
+        let got: Vec<String> = Walker::new(&root, &opts, filters)
+            .run()
+            .files
+            .into_iter()
+            .map(|f| f.path.as_str().to_owned())
+            .collect();
+        assert_eq!(got, expect);
+        for (a, b) in [("a", "a.b"), ("a", "a0"), ("a.b", "a-b"), ("ab", "a")] {
+            let (x, y) = (a.as_bytes(), b.as_bytes());
+            assert_eq!(
+                dir_order(x, y),
+                format!("{a}/").cmp(&format!("{b}/")),
+                "{a} {b}"
+            );
+            assert_eq!(
+                file_before_dir(x, y),
+                a < format!("{b}/").as_str(),
+                "{a} {b}"
+            );
+        }
     }
 
     /// The walk's `statx` gives the fields `std::fs::symlink_metadata` gives, so caches
