@@ -26,7 +26,7 @@
 //! its paths have fold collisions ([`crate::snapshot::Snapshot::fold_collisions`]). When every
 //! file of a later scan is a hit and no entry is left over, that snapshot's file list is the
 //! same, so its identity is taken from the summary: nothing is sorted into nodes, serialised or
-//! hashed (DESIGN §4, "No-change snapshots").
+//! hashed (DESIGN §3, "No-change snapshots").
 //!
 //! **Racy entries** (git's "racy git" problem): a file written in the same timestamp tick as it
 //! was hashed could change again without its times changing. So an entry is only cached when

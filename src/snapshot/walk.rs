@@ -575,6 +575,8 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
             if cache.entries_unchanged(hits.map(|((f, b), n)| (f, b.is_some(), n)), started) {
                 return None;
             }
+            // Given back before the new one is built: the two are never held together.
+            drop(std::mem::take(&mut cache));
             let hashed: Vec<(Digest, u64)> =
                 hashed_in_order(&scanned.files, &blobs, &read).collect();
             Some((

@@ -39,9 +39,33 @@ impl Store {
         root: &Path,
         opts: &crate::snapshot::SnapshotOptions,
     ) -> Result<(SnapshotOutcome, usize), SnapshotIntoError> {
-        use crate::snapshot::{Hashing, snapshot_dir_using};
         let mut opts = opts.clone();
-        opts.stat_cache = Some(self.stat_cache_path(root));
+        let stat_cache = self.stat_cache_path(root);
+        opts.stat_cache = Some(stat_cache.clone());
+        match self.snapshot_into_once(root, &opts, true)? {
+            Some(done) => Ok(done),
+            None => {
+                // A cache gave an identity the files do not have (damaged, though its checksum
+                // matched): both are removed and the snapshot taken again, every file read.
+                let _ = std::fs::remove_file(&stat_cache);
+                let _ = std::fs::remove_file(stat_cache.with_extension("tree"));
+                Ok(self
+                    .snapshot_into_once(root, &opts, false)?
+                    .expect("a snapshot without caches is not retried"))
+            }
+        }
+    }
+
+    /// [`Store::snapshot_into`] once, with `opts.stat_cache` set: `None` when `retry` and the
+    /// store found the identity a cache gave wrong ([`Store::cache_gave_wrong_identity`]),
+    /// before anything was stored under it.
+    fn snapshot_into_once(
+        &self,
+        root: &Path,
+        opts: &crate::snapshot::SnapshotOptions,
+        retry: bool,
+    ) -> Result<Option<(SnapshotOutcome, usize)>, SnapshotIntoError> {
+        use crate::snapshot::{Hashing, snapshot_dir_using};
         // Blobs this snapshot stored, counted once each: two files with the same content
         // may both be written by concurrent threads (the second rename replaces the first
         // with the same bytes), which must not count twice.
@@ -76,7 +100,7 @@ impl Store {
         let present = |_: &Digest| true;
         let outcome = snapshot_dir_using(
             root,
-            &opts,
+            opts,
             &Hashing {
                 hash: &ingest,
                 trust_cached: &present,
@@ -97,9 +121,14 @@ impl Store {
         outcome
             .snapshot
             .materialise_nodes(&outcome.executable, &|id| self.has_object(id));
-        self.write_snapshot_or_rebuild(&mut outcome, opts.stat_cache.as_deref())?;
+        match self.write_snapshot(&outcome.snapshot, &outcome.executable) {
+            Err(e) if retry && Store::cache_gave_wrong_identity(&e, outcome.snapshot.format()) => {
+                return Ok(None);
+            }
+            r => r?,
+        }
         let added = added.into_inner().unwrap_or_else(|e| e.into_inner()).len();
-        Ok((outcome, added))
+        Ok(Some((outcome, added)))
     }
 
     /// Copies the regular file `source` into the store (read once, hashed on the way; kept

@@ -95,70 +95,25 @@ impl Store {
         self.write_nodes(&built, "")
     }
 
-    /// [`Store::write_snapshot`] of a snapshot just taken of a directory whose stat cache is
-    /// `stat_cache`. A v0.2 node whose bytes do not hash to the identity the build gave it can
-    /// only come from the tree cache beside the stat cache (`<key>.tree`, [`crate::tree::cache`]):
-    /// an entry with a wrong identity; a v0.1 identity that is not that of the files, only
-    /// from the summary in the stat cache ([`crate::statcache::Summary`]). A cache must never
-    /// make a snapshot fail nor give it a wrong identity, so the tree is then built again
-    /// without the cache (every node hashed), the tree cache rewritten from that build, the
-    /// stat cache removed, and the snapshot written as built anew.
-    ///
-    /// # Errors
-    /// As [`Store::write_snapshot`] (for the rebuilt snapshot).
-    pub(super) fn write_snapshot_or_rebuild(
-        &self,
-        outcome: &mut crate::snapshot::SnapshotOutcome,
-        stat_cache: Option<&std::path::Path>,
-    ) -> Result<(), StoreError> {
+    /// Whether `e`, from [`Store::write_snapshot`] of a snapshot just taken of a directory in
+    /// format `format`, says its identity is not the one its files give. With the caches
+    /// beside the stat cache that can only come from them: a tree-cache entry with a wrong
+    /// identity (v0.2 nodes that do not hash to the identity the build gave them), or a stat
+    /// cache whose summary names another snapshot ([`crate::statcache::Summary`]). The
+    /// snapshot is then taken again without them ([`Store::snapshot_into`]).
+    pub(super) fn cache_gave_wrong_identity(
+        e: &StoreError,
+        format: crate::snapshot::SnapshotFormat,
+    ) -> bool {
         use crate::snapshot::{SnapshotDocumentError, SnapshotFormat};
-        match self.write_snapshot(&outcome.snapshot, &outcome.executable) {
-            Err(StoreError::BadTree { .. })
-                if outcome.snapshot.format() == SnapshotFormat::V0_2 =>
-            {
-                self.rebuild_snapshot(outcome, stat_cache)?;
-                self.write_snapshot(&outcome.snapshot, &outcome.executable)
-            }
-            // Only a stat cache's summary gives a v0.1 identity that was not computed.
-            Err(StoreError::BadSnapshot {
+        match e {
+            StoreError::BadTree { .. } => format == SnapshotFormat::V0_2,
+            StoreError::BadSnapshot {
                 source: SnapshotDocumentError::Identity { .. },
                 ..
-            }) if outcome.snapshot.format() == SnapshotFormat::V0_1 => {
-                self.rebuild_snapshot(outcome, stat_cache)?;
-                self.write_snapshot(&outcome.snapshot, &outcome.executable)
-            }
-            other => other,
+            } => format == SnapshotFormat::V0_1,
+            _ => false,
         }
-    }
-
-    /// The snapshot of `outcome` built again from its files with no cache (every node hashed),
-    /// the tree cache rewritten from that build and the stat cache removed (its summary may
-    /// name the identity that was wrong).
-    fn rebuild_snapshot(
-        &self,
-        outcome: &mut crate::snapshot::SnapshotOutcome,
-        stat_cache: Option<&std::path::Path>,
-    ) -> Result<(), StoreError> {
-        let none = crate::tree::TreeCache::default();
-        let files = outcome.snapshot.files().to_vec();
-        let rebuilt = Snapshot::with_tree_cache(files, &outcome.executable, None, Some(&none))
-            .map_err(|source| StoreError::BadSnapshot {
-                path: self.root.clone(),
-                source,
-            })?;
-        if let Some(path) = stat_cache {
-            if let Some(built) = rebuilt.built_tree() {
-                // Beside the stat cache, as the walk keeps it; one that cannot be written only
-                // costs speed next time.
-                let _ = crate::tree::TreeCache::of(built).save(&path.with_extension("tree"));
-            }
-            // Its summary may name the identity that was wrong: every file is read again next
-            // time rather than trust it.
-            let _ = std::fs::remove_file(path);
-        }
-        outcome.nodes_hashed = rebuilt.built_tree().map_or(0, |t| t.fresh_count());
-        outcome.snapshot = rebuilt;
-        Ok(())
     }
 
     /// The identities of the stored v0.2 roots (`snapshots/<id>.tree` markers whose root node
