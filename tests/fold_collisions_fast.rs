@@ -87,3 +87,36 @@ proptest! {
         }
     }
 }
+
+/// Past 16,384 files the names are hashed in pieces, in parallel, each piece starting from
+/// the path before it: directories that span a piece's start are still seen once (no
+/// spurious group), and groups whose names fall in different pieces are still found.
+#[test]
+fn groups_across_the_pieces_of_a_large_list() {
+    let mut paths = BTreeSet::new();
+    for i in 0..40_000u32 {
+        // 400 directories of 100 files: a piece starts inside many of them.
+        paths.insert(format!("d{:03}/sub/f{:05}", i / 100, i));
+    }
+    // Groups far apart in the list (one name in the first piece, one in the last), and one
+    // within a directory that spans a piece's start (file 16,384 is in d163).
+    paths.insert("D000/x".to_string());
+    paths.insert("d399/SUB/y".to_string());
+    paths.insert("d163/sub/F16384".to_string());
+    let files: Vec<SnapshotFile> = paths
+        .iter()
+        .map(|p| SnapshotFile {
+            path: WorkspacePath::new(p.clone()).unwrap(),
+            blob: Digest::of(b"x"),
+            bytes: 1,
+        })
+        .collect();
+    let s = Snapshot::with_executable(files, &BTreeSet::new(), None).unwrap();
+    let want: Vec<Vec<String>> = vec![
+        vec!["D000".into(), "d000".into()],
+        vec!["d163/sub/F16384".into(), "d163/sub/f16384".into()],
+        vec!["d399/SUB".into(), "d399/sub".into()],
+    ];
+    assert_eq!(reference(s.files()), want);
+    assert_eq!(s.fold_collisions(), want);
+}

@@ -667,13 +667,28 @@ impl Snapshot {
     fn find_fold_collisions(&self) -> Vec<Vec<String>> {
         // A fast keyed hash (foldhash): one per file and directory, and the names are the
         // tree's own; a meeting of hashes is only a suspect, checked in full below.
+        use rayon::prelude::*;
         let state = foldhash::fast::RandomState::default();
-        let mut buf = Vec::new();
-        let mut hashes: Vec<u64> = Vec::with_capacity(self.files.len() + self.files.len() / 8);
-        each_name(&self.files, |name| {
-            hashes.push(crate::path::fold_key_hash(name, &mut buf, &state));
-        });
-        hashes.sort_unstable();
+        // In parallel over pieces of the list, each piece starting from the path before it,
+        // so that each name is still seen once.
+        const PIECE: usize = 16 * 1024;
+        let mut hashes: Vec<u64> = (0..self.files.len().div_ceil(PIECE))
+            .into_par_iter()
+            .flat_map_iter(|k| {
+                let start = k * PIECE;
+                let piece = &self.files[start..(start + PIECE).min(self.files.len())];
+                let prev = start
+                    .checked_sub(1)
+                    .map_or("", |i| self.files[i].path.as_str());
+                let mut buf = Vec::new();
+                let mut out = Vec::with_capacity(piece.len() + piece.len() / 8);
+                each_name_after(prev, piece, |name| {
+                    out.push(crate::path::fold_key_hash(name, &mut buf, &state));
+                });
+                out
+            })
+            .collect();
+        hashes.par_sort_unstable();
         let met: std::collections::HashSet<u64> = hashes
             .windows(2)
             .filter(|w| w[0] == w[1])
@@ -684,7 +699,8 @@ impl Snapshot {
             return Vec::new();
         }
         let mut groups: HashMap<String, BTreeSet<&str>> = HashMap::new();
-        each_name(&self.files, |name| {
+        let mut buf = Vec::new();
+        each_name_after("", &self.files, |name| {
             if met.contains(&crate::path::fold_key_hash(name, &mut buf, &state)) {
                 groups
                     .entry(crate::path::fold_key(name))
@@ -716,9 +732,10 @@ impl Snapshot {
 }
 
 /// Calls `f` with each file's path and each directory on the way to one (`a`, `a/b` for
-/// `a/b/c`), each once: a directory where the sorted list enters it.
-fn each_name<'a>(files: &'a [SnapshotFile], mut f: impl FnMut(&'a str)) {
-    let mut prev = "";
+/// `a/b/c`), each once: a directory where the sorted list enters it. `prev` is the path
+/// before `files` in the list (`""` at its start): directories it is in are not entered.
+fn each_name_after<'a>(prev: &'a str, files: &'a [SnapshotFile], mut f: impl FnMut(&'a str)) {
+    let mut prev = prev;
     for file in files {
         let p = file.path.as_str();
         // Directories ending before the first byte where `p` leaves `prev` were seen with
