@@ -17,6 +17,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::git_apply::{Agreement, Files, compare};
+use common::rng::Rng;
 use genesis::patch::{FileChange, PatchRules, apply_patch};
 use genesis::patch::{PatchError, PreImage, ReadError};
 use genesis::path::WorkspacePath;
@@ -27,24 +28,6 @@ const CASES: usize = 512;
 const SEED: u64 = 0x6765_6e65_7369_7339;
 
 /// xorshift64*: a small deterministic generator, so the cases are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
-
 struct One<'a>(&'a Files);
 
 impl PreImage for One<'_> {

@@ -222,6 +222,31 @@ fn file_count_past_4096_is_v0_2_and_only_the_manifest_limits_it() {
     );
 }
 
+/// The walk stops once the limit is passed, on whichever thread gets there first: the count
+/// it reports is the first past the limit, the same every time (it was the count of the files
+/// found by then, which varied from run to run).
+#[test]
+fn the_count_past_the_limit_is_the_same_every_run() {
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..35 {
+        let dir = d.path().join(format!("d{}", i % 7));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("f{i}")), b"x").unwrap();
+    }
+    let opts = genesis::snapshot::SnapshotOptions {
+        max_files: 10,
+        ..Default::default()
+    };
+    for _ in 0..20 {
+        let e = genesis::snapshot::snapshot_dir(d.path(), &opts).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "11 files found, more than the limit of 10; leave paths out with .genesisignore or \
+             the manifest's \"exclude\""
+        );
+    }
+}
+
 /// No default size limit (issue 11): a file of exactly 268435456 bytes keeps the v0.1
 /// document; one byte more makes the tree v0.2; only the manifest's `limits.max_file_bytes`
 /// refuses a file, naming it (exit 2). The files are sparse (`set_len`): no disk used.

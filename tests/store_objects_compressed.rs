@@ -78,22 +78,11 @@ fn snapshot_stores_a_zstd_frame_named_by_the_raw_bytes_and_checkout_writes_the_r
 /// packed by this version, their canonical JSON).
 fn make_raw_store(r: &Path) {
     std::fs::write(r.join(".genesis/format"), b"genesis-store 1\n").unwrap();
-    for sub in std::fs::read_dir(r.join(".genesis/objects")).unwrap() {
-        let sub = sub.unwrap().path();
-        for f in std::fs::read_dir(&sub).unwrap() {
-            let p = f.unwrap().path();
-            let name = format!(
-                "{}{}",
-                sub.file_name().unwrap().to_str().unwrap(),
-                p.file_name().unwrap().to_str().unwrap()
-            );
-            let raw = genesis::store::codec::decode_bytes(
-                std::fs::read(&p).unwrap(),
-                &name.parse().unwrap(),
-            )
-            .unwrap();
-            std::fs::write(&p, raw).unwrap();
-        }
+    for (name, p) in store_objects(r) {
+        let raw =
+            genesis::store::codec::decode_bytes(std::fs::read(&p).unwrap(), &name.parse().unwrap())
+                .unwrap();
+        std::fs::write(&p, raw).unwrap();
     }
 }
 

@@ -40,24 +40,6 @@ fn object(dir: &Path, id: &str) -> PathBuf {
     dir.join(".genesis/objects").join(&id[..2]).join(&id[2..])
 }
 
-/// Every object file of the store with its name.
-fn objects(dir: &Path) -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    for sub in std::fs::read_dir(dir.join(".genesis/objects")).unwrap() {
-        let sub = sub.unwrap().path();
-        for f in std::fs::read_dir(&sub).unwrap() {
-            let p = f.unwrap().path();
-            let name = format!(
-                "{}{}",
-                sub.file_name().unwrap().to_str().unwrap(),
-                p.file_name().unwrap().to_str().unwrap()
-            );
-            out.push((name, p));
-        }
-    }
-    out
-}
-
 fn decode(path: &Path, name: &str) -> Vec<u8> {
     genesis::store::codec::decode_bytes(std::fs::read(path).unwrap(), &name.parse().unwrap())
         .unwrap()
@@ -80,7 +62,7 @@ fn nodes_are_packed_read_back_exactly_and_damage_is_exit_4() {
 
     // Every node is packed, and its canonical bytes hash to its name: 1 root, 41 + 41 below.
     let mut nodes = 0;
-    for (name, path) in objects(ws) {
+    for (name, path) in store_objects(ws) {
         let file = std::fs::read(&path).unwrap();
         if file.starts_with(PACKED_NODE) {
             let canonical = decode(&path, &name);
@@ -183,7 +165,7 @@ fn a_store_with_json_nodes_of_format_2_or_1_is_read_and_upgraded() {
     // As Genesis wrote the store before packing: each node a zstd frame of its JSON (format
     // 2); every other node raw, as format 1 left them in a store upgraded to 2.
     let mut raw = false;
-    for (name, path) in objects(ws) {
+    for (name, path) in store_objects(ws) {
         if std::fs::read(&path).unwrap().starts_with(PACKED_NODE) {
             let canonical = decode(&path, &name);
             let file = if raw {

@@ -395,10 +395,12 @@ impl<'a> Walker<'a> {
         }
         let n = self.count.fetch_add(1, Ordering::Relaxed) + 1;
         if n > self.opts.max_files {
+            // The walk stops here, so the count is the first one past the limit, whichever
+            // thread got there (the whole tree is not counted).
             return Err((
                 at(),
                 SnapshotError::TooManyFiles {
-                    count: n,
+                    count: self.opts.max_files.saturating_add(1),
                     limit: self.opts.max_files,
                 },
             ));

@@ -42,34 +42,36 @@ impl Store {
         let mut opts = opts.clone();
         let stat_cache = self.stat_cache_path(root);
         opts.stat_cache = Some(stat_cache.clone());
-        match self.snapshot_into_once(root, &opts, true)? {
-            Some(done) => Ok(done),
+        // Blobs this snapshot stored, counted once each (over both tries): two files with the
+        // same content may both be written by concurrent threads (the second rename replaces
+        // the first with the same bytes), which must not count twice.
+        let added = Mutex::new(std::collections::HashSet::new());
+        let outcome = match self.snapshot_into_once(root, &opts, &added, true)? {
+            Some(outcome) => outcome,
             None => {
                 // A cache gave an identity the files do not have (damaged, though its checksum
                 // matched): both are removed and the snapshot taken again, every file read.
                 let _ = std::fs::remove_file(&stat_cache);
                 let _ = std::fs::remove_file(stat_cache.with_extension("tree"));
-                Ok(self
-                    .snapshot_into_once(root, &opts, false)?
-                    .expect("a snapshot without caches is not retried"))
+                self.snapshot_into_once(root, &opts, &added, false)?
+                    .expect("a snapshot without caches is not retried")
             }
-        }
+        };
+        let added = added.into_inner().unwrap_or_else(|e| e.into_inner()).len();
+        Ok((outcome, added))
     }
 
-    /// [`Store::snapshot_into`] once, with `opts.stat_cache` set: `None` when `retry` and the
-    /// store found the identity a cache gave wrong ([`Store::cache_gave_wrong_identity`]),
-    /// before anything was stored under it.
+    /// [`Store::snapshot_into`] once, with `opts.stat_cache` set, adding each blob it stores
+    /// to `added`: `None` when `retry` and the store found the identity a cache gave wrong
+    /// ([`Store::cache_gave_wrong_identity`]), before anything was stored under it.
     fn snapshot_into_once(
         &self,
         root: &Path,
         opts: &crate::snapshot::SnapshotOptions,
+        added: &Mutex<std::collections::HashSet<Digest>>,
         retry: bool,
-    ) -> Result<Option<(SnapshotOutcome, usize)>, SnapshotIntoError> {
+    ) -> Result<Option<SnapshotOutcome>, SnapshotIntoError> {
         use crate::snapshot::{Hashing, snapshot_dir_using};
-        // Blobs this snapshot stored, counted once each: two files with the same content
-        // may both be written by concurrent threads (the second rename replaces the first
-        // with the same bytes), which must not count twice.
-        let added = Mutex::new(std::collections::HashSet::new());
         let touched = Mutex::new(BTreeSet::new());
         let ingest =
             |path: &Path, content: Content<'_>| -> Result<(Digest, u64), SnapshotIntoError> {
@@ -127,8 +129,7 @@ impl Store {
             }
             r => r?,
         }
-        let added = added.into_inner().unwrap_or_else(|e| e.into_inner()).len();
-        Ok(Some((outcome, added)))
+        Ok(Some(outcome))
     }
 
     /// Copies the regular file `source` into the store (read once, hashed on the way; kept

@@ -110,3 +110,22 @@ pub fn stored_object(root: &Path, name: &str) -> Vec<u8> {
         .read_object(&name.parse().unwrap())
         .unwrap()
 }
+
+/// Every object file of the store of workspace `ws` (`.genesis/objects/xx/rest`), with its
+/// name (the hex digest: the directory's two characters and the file's).
+pub fn store_objects(ws: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for sub in std::fs::read_dir(ws.join(".genesis/objects")).unwrap() {
+        let sub = sub.unwrap().path();
+        for f in std::fs::read_dir(&sub).unwrap() {
+            let p = f.unwrap().path();
+            let name = format!(
+                "{}{}",
+                sub.file_name().unwrap().to_str().unwrap(),
+                p.file_name().unwrap().to_str().unwrap()
+            );
+            out.push((name, p));
+        }
+    }
+    out
+}
