@@ -41,6 +41,17 @@ fn tree(root: &Path, files: usize) {
     }
 }
 
+/// A workspace of `files` files ([`tree`]) and a new store beside it, in a temporary directory
+/// (kept alive by the first value), the files older than the racy window.
+fn aged(files: usize) -> (tempfile::TempDir, std::path::PathBuf, Store) {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    tree(&ws, files);
+    let store = Store::init(&d.path().join("store")).unwrap();
+    age();
+    (d, ws, store)
+}
+
 /// Whether `o` was answered by the summary: nothing hashed or built, every file cached.
 fn summarised(o: &SnapshotOutcome) -> bool {
     o.hashed == 0
@@ -73,11 +84,7 @@ fn each_format(check: impl Fn(usize, SnapshotFormat)) {
 #[test]
 fn an_unchanged_tree_takes_its_identity_from_the_summary() {
     each_format(|files, format| {
-        let d = tempfile::tempdir().unwrap();
-        let ws = d.path().join("ws");
-        tree(&ws, files);
-        let store = Store::init(&d.path().join("store")).unwrap();
-        age();
+        let (_dir, ws, store) = aged(files);
         let first = snap(&store, &ws);
         assert_eq!(first.snapshot.format(), format);
         assert_eq!(first.hashed, files);
@@ -102,11 +109,7 @@ fn an_unchanged_tree_takes_its_identity_from_the_summary() {
 fn every_change_to_the_list_goes_the_long_way() {
     use std::os::unix::fs::PermissionsExt;
     each_format(|files, format| {
-        let d = tempfile::tempdir().unwrap();
-        let ws = d.path().join("ws");
-        tree(&ws, files);
-        let store = Store::init(&d.path().join("store")).unwrap();
-        age();
+        let (_dir, ws, store) = aged(files);
         let first = snap(&store, &ws).snapshot.identity();
         let f = ws.join("d00/f00003.txt");
         let changes: [(&str, &dyn Fn()); 5] = [
@@ -142,11 +145,7 @@ fn every_change_to_the_list_goes_the_long_way() {
 #[test]
 fn a_cache_missing_a_racy_file_has_no_summary() {
     each_format(|files, format| {
-        let d = tempfile::tempdir().unwrap();
-        let ws = d.path().join("ws");
-        tree(&ws, files);
-        let store = Store::init(&d.path().join("store")).unwrap();
-        age();
+        let (_dir, ws, store) = aged(files);
         let without = snap(&store, &ws).snapshot.identity();
         std::fs::write(ws.join("d00/young.txt"), b"young\n").unwrap();
         let with = snap(&store, &ws).snapshot.identity();
@@ -184,11 +183,7 @@ fn a_cache_missing_a_racy_file_has_no_summary() {
 #[test]
 fn a_wrong_summary_is_caught_when_the_snapshot_is_written() {
     each_format(|files, format| {
-        let d = tempfile::tempdir().unwrap();
-        let ws = d.path().join("ws");
-        tree(&ws, files);
-        let store = Store::init(&d.path().join("store")).unwrap();
-        age();
+        let (_dir, ws, store) = aged(files);
         let first = snap(&store, &ws).snapshot.identity();
         let cache = store.stat_cache_path(&ws);
         with_summary(&cache, genesis::Digest::of(b"not this tree"));
@@ -231,11 +226,7 @@ fn a_summary_naming_another_stored_v0_1_snapshot_is_caught() {
 /// again from the files, so no snapshot naming the damaged blob is stored.
 #[test]
 fn a_damaged_entry_under_a_right_summary_is_caught_for_v0_1() {
-    let d = tempfile::tempdir().unwrap();
-    let ws = d.path().join("ws");
-    tree(&ws, 20);
-    let store = Store::init(&d.path().join("store")).unwrap();
-    age();
+    let (d, ws, store) = aged(20);
     let first = snap(&store, &ws).snapshot.identity();
     let cache = store.stat_cache_path(&ws);
     let bytes = std::fs::read(&cache).unwrap();

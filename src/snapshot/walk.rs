@@ -585,12 +585,7 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
             ))
         });
     drop(cache);
-    let executable = scanned
-        .files
-        .iter()
-        .filter(|f| f.executable)
-        .map(|f| f.path.clone())
-        .collect();
+    let executable = executable_of(&scanned.files);
     let n = scanned.files.len();
     let mut read = read.into_iter();
     let hashed: Vec<SnapshotFile> = scanned
@@ -631,6 +626,15 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     })
 }
 
+/// The paths of `files` whose owner's executable bit is set.
+fn executable_of(files: &[ScannedFile]) -> BTreeSet<WorkspacePath> {
+    files
+        .iter()
+        .filter(|f| f.executable)
+        .map(|f| f.path.clone())
+        .collect()
+}
+
 /// The outcome of a scan whose every file the stat cache answered, with no entry left over
 /// (`blobs` all `Some`): the snapshot its summary names, nothing built or hashed.
 fn summarised(
@@ -638,12 +642,7 @@ fn summarised(
     blobs: Vec<Option<Digest>>,
     summary: crate::statcache::Summary,
 ) -> SnapshotOutcome {
-    let executable = scanned
-        .files
-        .iter()
-        .filter(|f| f.executable)
-        .map(|f| f.path.clone())
-        .collect();
+    let executable = executable_of(&scanned.files);
     let n = scanned.files.len();
     let files = scanned
         .files
