@@ -6,9 +6,12 @@
 //! one go. The file (all integers little-endian):
 //!
 //! ```text
-//! header   magic "GNSTATC\0" (8 bytes), version u32 (= 3), entry count u32,
-//!          summary flags u32 (bit 0: the identity below is set; bit 1: no fold collisions),
-//!          snapshot identity (32 bytes; zero when bit 0 is clear)
+//! header   magic "GNSTATC\0" (8 bytes), version u32 (= 4), entry count u32,
+//!          summary flags u32 (bit 0: the identity below is set; bit 1: no fold collisions;
+//!          bit 2: the document fields below are set),
+//!          snapshot identity (32 bytes; zero when bit 0 is clear),
+//!          document fields: size u64, mtime_ns i64, ctime_ns i64, inode u64, device u64 of
+//!          the store's v0.1 document of that snapshot (40 bytes; zero when bit 2 is clear)
 //! entries  path length u32, path (UTF-8 workspace path), size u64, mtime_ns i64, ctime_ns i64,
 //!          inode u64, device u64, blob (32 bytes of SHA-256), flags u8 (bit 0: the owner's
 //!          executable bit)
@@ -16,8 +19,10 @@
 //! ```
 //!
 //! A file that is not exactly this (another version, the JSON cache of Genesis before it,
-//! truncated, a checksum that does not match, a path that is not UTF-8, an unknown flag) is
+//! truncated, a checksum that does not match, paths out of order, an unknown flag) is
 //! ignored: the cache is then empty and every file is read and hashed again, never an error.
+//! A loaded cache is used as the file's bytes, nothing copied out of them; its paths are
+//! compared as bytes, so one that is not UTF-8 matches no file.
 //! The checksum only has to catch damage (the file is replaced by rename, never written in
 //! place), so it is a CRC, which costs a few per cent of what SHA-256 costs over the same bytes.
 //!
@@ -26,7 +31,9 @@
 //! its paths have fold collisions ([`crate::snapshot::Snapshot::fold_collisions`]). When every
 //! file of a later scan is a hit and no entry is left over, that snapshot's file list is the
 //! same, so its identity is taken from the summary: nothing is sorted into nodes, serialised or
-//! hashed (DESIGN §3, "No-change snapshots").
+//! hashed (DESIGN §3, "No-change snapshots"). For a v0.1 snapshot the summary may also hold
+//! the `lstat` fields of the store's document of it, taken when the store last compared that
+//! document with the files; while they are unchanged the document is not read again.
 //!
 //! **Racy entries** (git's "racy git" problem): a file written in the same timestamp tick as it
 //! was hashed could change again without its times changing. So an entry is only cached when
@@ -50,9 +57,9 @@ pub const MAGIC: [u8; 8] = *b"GNSTATC\0";
 /// (apply's check of an in-place workspace), whose blobs are not in the store, so those caches
 /// are dropped once (every file is read again on the next snapshot).
 /// 3 since 1 December 2026: a CRC-32 trailer instead of SHA-256, the executable bit per entry,
-/// and the summary in the header.
-pub const VERSION: u32 = 3;
-const HEADER: usize = 16 + 4 + 32;
+/// and the summary in the header. 4 since 2 December 2026: the summary's document fields.
+pub const VERSION: u32 = 4;
+const HEADER: usize = 16 + 4 + 32 + 40;
 /// Bytes of one entry after its path: size, mtime, ctime, inode, device, blob, flags.
 const FIXED: usize = 5 * 8 + 32 + 1;
 const TRAILER: usize = 4;
@@ -62,6 +69,8 @@ const EXECUTABLE: u8 = 1;
 const HAS_IDENTITY: u32 = 1;
 /// Summary flag: the summary's paths have no fold collisions.
 const FOLD_FREE: u32 = 2;
+/// Summary flag: the document fields are set.
+const HAS_DOCUMENT: u32 = 4;
 
 /// A regular file found by [`crate::snapshot::scan`], not yet hashed (64 bytes and its path;
 /// one per member file, so kept small: where it is on disk and its size are derived).
@@ -143,19 +152,41 @@ impl Hashed for (Digest, u64) {
     }
 }
 
-/// A loaded stat cache: its entries sorted by path bytes, the paths packed in one string (no
-/// allocation per entry; looked up by binary search or, for a sorted list of files, by one
-/// merge pass, [`StatCache::lookup_sorted`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A loaded stat cache: the file's bytes as they are on disk (header and entries; the trailer
+/// is dropped once checked), and where each entry's path starts in them. Nothing is copied out
+/// of the file: an entry's fields are read from its bytes when it is looked up ([`StatCache::
+/// lookup_sorted`]: one merge pass for a sorted list of files; [`StatCache::lookup`]: binary
+/// search).
+#[derive(Debug, Clone)]
 pub struct StatCache {
-    /// Every entry's path, one after the other.
-    paths: String,
-    /// Per entry, sorted by path: the end of its path in `paths` (it starts where the previous
-    /// one ends), its `lstat` fields, its blob and its executable bit.
-    entries: Vec<(usize, StatKey, Digest, bool)>,
+    /// The header (its count, flags and identity only up to date in a loaded cache; written
+    /// from the fields below when saved), then every entry, sorted by path bytes.
+    bytes: Vec<u8>,
+    /// Per entry: the offset in `bytes` of its path (its 4-byte length is just before).
+    starts: Vec<usize>,
     /// What the entries make as a snapshot, when a snapshot of exactly these files set it.
     summary: Option<Summary>,
 }
+
+impl Default for StatCache {
+    fn default() -> StatCache {
+        StatCache {
+            bytes: vec![0; HEADER],
+            starts: Vec::new(),
+            summary: None,
+        }
+    }
+}
+
+/// Two caches are equal when their entries and summaries are (the header bytes of one built in
+/// memory are not written until it is saved).
+impl PartialEq for StatCache {
+    fn eq(&self, other: &StatCache) -> bool {
+        self.summary == other.summary && self.bytes[HEADER..] == other.bytes[HEADER..]
+    }
+}
+
+impl Eq for StatCache {}
 
 /// The snapshot whose files are exactly a stat cache's entries (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,20 +195,26 @@ pub struct Summary {
     pub identity: Digest,
     /// Whether its paths have no fold collisions.
     pub fold_free: bool,
+    /// v0.1 only: the `lstat` fields of the store's document of this snapshot
+    /// (`snapshots/<identity>.json`) when the store last found it to be exactly this
+    /// snapshot's document, if that was outside the racy window (DESIGN §3). While the
+    /// document's fields are still these it is not read again.
+    pub document: Option<StatKey>,
 }
 
 /// Builds a [`StatCache`] from entries given in strictly increasing path order.
-#[derive(Default)]
 struct Builder {
     cache: StatCache,
 }
 
 impl Builder {
     fn with_capacity(entries: usize, path_bytes: usize) -> Builder {
+        let mut bytes = Vec::with_capacity(HEADER + entries * (4 + FIXED) + path_bytes);
+        bytes.resize(HEADER, 0);
         Builder {
             cache: StatCache {
-                paths: String::with_capacity(path_bytes),
-                entries: Vec::with_capacity(entries),
+                bytes,
+                starts: Vec::with_capacity(entries),
                 summary: None,
             },
         }
@@ -186,14 +223,43 @@ impl Builder {
     /// Adds an entry; `false` (nothing added) if `path` does not sort after the last one.
     fn push(&mut self, path: &str, stat: StatKey, blob: Digest, executable: bool) -> bool {
         let c = &mut self.cache;
-        if let Some(last) = c.entries.len().checked_sub(1)
-            && c.path(last) >= path
+        if let Some(last) = c.starts.len().checked_sub(1)
+            && c.path(last) >= path.as_bytes()
         {
             return false;
         }
-        c.paths.push_str(path);
-        c.entries.push((c.paths.len(), stat, blob, executable));
+        let Ok(len) = u32::try_from(path.len()) else {
+            return false;
+        };
+        let b = &mut c.bytes;
+        b.extend_from_slice(&len.to_le_bytes());
+        c.starts.push(b.len());
+        b.extend_from_slice(path.as_bytes());
+        write_key(b, &stat);
+        b.extend_from_slice(blob.as_bytes());
+        b.push(if executable { EXECUTABLE } else { 0 });
         true
+    }
+}
+
+/// Appends the five `lstat` fields of `stat` (40 bytes, little-endian).
+fn write_key(b: &mut Vec<u8>, stat: &StatKey) {
+    b.extend_from_slice(&stat.size.to_le_bytes());
+    b.extend_from_slice(&stat.mtime_ns.to_le_bytes());
+    b.extend_from_slice(&stat.ctime_ns.to_le_bytes());
+    b.extend_from_slice(&stat.ino.to_le_bytes());
+    b.extend_from_slice(&stat.dev.to_le_bytes());
+}
+
+/// The five `lstat` fields at the start of `f` (at least 40 bytes).
+fn read_key(f: &[u8]) -> StatKey {
+    let at = |i: usize| u64::from_le_bytes(f[i..i + 8].try_into().expect("8 bytes"));
+    StatKey {
+        size: at(0),
+        mtime_ns: at(8) as i64,
+        ctime_ns: at(16) as i64,
+        ino: at(24),
+        dev: at(32),
     }
 }
 
@@ -205,6 +271,13 @@ pub fn now_ns() -> i64 {
         .unwrap_or(0)
 }
 
+/// Whether `stat` lies outside the racy window of a snapshot that started at `started_ns`:
+/// both its times more than [`RACY_WINDOW_NS`] before it (module docs).
+pub fn settled(stat: &StatKey, started_ns: i64) -> bool {
+    let limit = started_ns.saturating_sub(RACY_WINDOW_NS);
+    stat.mtime_ns < limit && stat.ctime_ns < limit
+}
+
 impl StatCache {
     /// Reads the cache at `path` in one go; a missing, unreadable or invalid cache (see the
     /// module documentation) is an empty one.
@@ -212,12 +285,17 @@ impl StatCache {
         let Ok(bytes) = std::fs::read(path) else {
             return StatCache::default();
         };
-        StatCache::decode(&bytes).unwrap_or_default()
+        StatCache::from_bytes(bytes).unwrap_or_default()
     }
 
     /// Parses the bytes of a cache file; `None` if they are not exactly the layout of the
     /// module documentation.
     pub fn decode(bytes: &[u8]) -> Option<StatCache> {
+        StatCache::from_bytes(bytes.to_vec())
+    }
+
+    /// [`StatCache::decode`], keeping `bytes` as the cache (nothing copied).
+    fn from_bytes(mut bytes: Vec<u8>) -> Option<StatCache> {
         if bytes.len() < HEADER + TRAILER || bytes[..8] != MAGIC {
             return None;
         }
@@ -230,104 +308,117 @@ impl StatCache {
         let count = u32::from_le_bytes(body[12..16].try_into().ok()?) as usize;
         let flags = u32::from_le_bytes(body[16..20].try_into().ok()?);
         let identity = Digest::from_bytes(body[20..52].try_into().ok()?);
-        if flags & !(HAS_IDENTITY | FOLD_FREE) != 0
+        let document = read_key(&body[52..92]);
+        if flags & !(HAS_IDENTITY | FOLD_FREE | HAS_DOCUMENT) != 0
             || (flags & HAS_IDENTITY == 0
                 && (flags != 0 || identity != Digest::from_bytes([0; 32])))
+            || (flags & HAS_DOCUMENT == 0 && body[52..92] != [0; 40])
         {
             return None;
         }
-        let mut b = Builder::with_capacity(count.min(body.len() / (4 + FIXED)), body.len());
-        b.cache.summary = (flags & HAS_IDENTITY != 0).then_some(Summary {
+        let summary = (flags & HAS_IDENTITY != 0).then_some(Summary {
             identity,
             fold_free: flags & FOLD_FREE != 0,
+            document: (flags & HAS_DOCUMENT != 0).then_some(document),
         });
-        let mut rest = &body[HEADER..];
-        let u64_at = |b: &[u8], at: usize| -> Option<u64> {
-            Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
-        };
-        for _ in 0..count {
-            let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
-            let path = std::str::from_utf8(rest.get(4..4 + len)?).ok()?;
-            let f = rest.get(4 + len..4 + len + FIXED)?;
-            let stat = StatKey {
-                size: u64_at(f, 0)?,
-                mtime_ns: u64_at(f, 8)? as i64,
-                ctime_ns: u64_at(f, 16)? as i64,
-                ino: u64_at(f, 24)?,
-                dev: u64_at(f, 32)?,
-            };
-            let blob = Digest::from_bytes(f[40..72].try_into().ok()?);
-            let executable = match f[72] {
-                0 => false,
-                EXECUTABLE => true,
-                _ => return None,
-            };
-            // Entries are written sorted by path, each once; a file that is not is not a cache.
-            if !b.push(path, stat, blob, executable) {
+        let mut starts = Vec::with_capacity(count.min(body.len() / (4 + FIXED)));
+        let mut at = HEADER;
+        let mut last: &[u8] = &[];
+        for i in 0..count {
+            let len = u32::from_le_bytes(body.get(at..at + 4)?.try_into().ok()?) as usize;
+            let start = at + 4;
+            let path = body.get(start..start + len)?;
+            let f = body.get(start + len..start + len + FIXED)?;
+            if f[FIXED - 1] & !EXECUTABLE != 0 {
                 return None;
             }
-            rest = &rest[4 + len + FIXED..];
+            // Entries are written sorted by path, each once; a file that is not is not a cache.
+            if i > 0 && last >= path {
+                return None;
+            }
+            last = path;
+            starts.push(start);
+            at = start + len + FIXED;
         }
-        rest.is_empty().then_some(b.cache)
+        if at != body.len() {
+            return None;
+        }
+        bytes.truncate(at);
+        Some(StatCache {
+            bytes,
+            starts,
+            summary,
+        })
+    }
+
+    /// The header of the cache file (module documentation) for these entries and summary.
+    fn header(&self) -> [u8; HEADER] {
+        let mut h = [0u8; HEADER];
+        h[..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12..16].copy_from_slice(&(self.starts.len() as u32).to_le_bytes());
+        if let Some(s) = self.summary {
+            let mut flags = HAS_IDENTITY;
+            if s.fold_free {
+                flags |= FOLD_FREE;
+            }
+            if let Some(doc) = s.document {
+                flags |= HAS_DOCUMENT;
+                let mut k = Vec::with_capacity(40);
+                write_key(&mut k, &doc);
+                h[52..92].copy_from_slice(&k);
+            }
+            h[16..20].copy_from_slice(&flags.to_le_bytes());
+            h[20..52].copy_from_slice(s.identity.as_bytes());
+        }
+        h
     }
 
     /// The bytes of the cache file (module documentation), entries sorted by path.
     pub fn encode(&self) -> Vec<u8> {
-        let size = self.paths.len() + self.entries.len() * (4 + FIXED);
-        let mut out = Vec::with_capacity(HEADER + size + TRAILER);
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
-        let (flags, identity) = match self.summary {
-            Some(s) => (
-                HAS_IDENTITY | if s.fold_free { FOLD_FREE } else { 0 },
-                s.identity,
-            ),
-            None => (0, Digest::from_bytes([0; 32])),
-        };
-        out.extend_from_slice(&flags.to_le_bytes());
-        out.extend_from_slice(identity.as_bytes());
-        for (i, (_, stat, blob, executable)) in self.entries.iter().enumerate() {
-            let path = self.path(i);
-            out.extend_from_slice(&(path.len() as u32).to_le_bytes());
-            out.extend_from_slice(path.as_bytes());
-            out.extend_from_slice(&stat.size.to_le_bytes());
-            out.extend_from_slice(&stat.mtime_ns.to_le_bytes());
-            out.extend_from_slice(&stat.ctime_ns.to_le_bytes());
-            out.extend_from_slice(&stat.ino.to_le_bytes());
-            out.extend_from_slice(&stat.dev.to_le_bytes());
-            out.extend_from_slice(blob.as_bytes());
-            out.push(if *executable { EXECUTABLE } else { 0 });
-        }
+        let mut out = Vec::with_capacity(self.bytes.len() + TRAILER);
+        out.extend_from_slice(&self.header());
+        out.extend_from_slice(&self.bytes[HEADER..]);
         let sum = crc32fast::hash(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
-    /// The path of entry `i`.
-    fn path(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.entries[i - 1].0 };
-        &self.paths[start..self.entries[i].0]
+    /// The path of entry `i` (UTF-8 when the cache was built here; a loaded path is only
+    /// compared as bytes, so one that is not UTF-8 matches no scanned file).
+    fn path(&self, i: usize) -> &[u8] {
+        let s = self.starts[i];
+        let len = u32::from_le_bytes(self.bytes[s - 4..s].try_into().expect("4 bytes")) as usize;
+        &self.bytes[s..s + len]
     }
 
-    /// The cached blob of `path`, if its `lstat` fields are exactly `stat` (binary search).
-    pub fn lookup(&self, path: &str, stat: &StatKey) -> Option<Digest> {
-        let (mut lo, mut hi) = (0, self.entries.len());
-        let mut found = None;
+    /// The fields of entry `i` after its path: `lstat` fields, blob, executable bit.
+    fn fields(&self, i: usize) -> (StatKey, Digest, bool) {
+        let s = self.starts[i];
+        let len = u32::from_le_bytes(self.bytes[s - 4..s].try_into().expect("4 bytes")) as usize;
+        let f = &self.bytes[s + len..s + len + FIXED];
+        let blob = Digest::from_bytes(f[40..72].try_into().expect("32 bytes"));
+        (read_key(f), blob, f[72] & EXECUTABLE != 0)
+    }
+
+    /// The index of the entry whose path is `path` (binary search).
+    fn find(&self, path: &[u8]) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.starts.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             match self.path(mid).cmp(path) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => {
-                    found = Some(mid);
-                    break;
-                }
+                std::cmp::Ordering::Equal => return Some(mid),
             }
         }
-        let i = found?;
-        let (_, s, blob, _) = &self.entries[i];
-        (s == stat).then_some(*blob)
+        None
+    }
+
+    /// The cached blob of `path`, if its `lstat` fields are exactly `stat` (binary search).
+    pub fn lookup(&self, path: &str, stat: &StatKey) -> Option<Digest> {
+        let (s, blob, _) = self.fields(self.find(path.as_bytes())?);
+        (s == *stat).then_some(blob)
     }
 
     /// [`StatCache::lookup`] for each of `files`, which are sorted by path bytes (as
@@ -337,17 +428,15 @@ impl StatCache {
         let mut out = Vec::with_capacity(files.len());
         let mut i = 0;
         for f in files {
-            let p = f.path.as_str();
-            while i < self.entries.len() && self.path(i) < p {
+            let p = f.path.as_str().as_bytes();
+            while i < self.starts.len() && self.path(i) < p {
                 i += 1;
             }
-            out.push(match self.entries.get(i) {
-                Some((_, s, blob, x))
-                    if *s == f.stat && *x == f.executable && self.path(i) == p =>
-                {
-                    Some(*blob)
-                }
-                _ => None,
+            out.push(if i < self.starts.len() && self.path(i) == p {
+                let (s, blob, x) = self.fields(i);
+                (s == f.stat && x == f.executable).then_some(blob)
+            } else {
+                None
             });
         }
         out
@@ -356,15 +445,12 @@ impl StatCache {
     /// The cache after a snapshot that started at `started_ns`: every file (`files` and
     /// `hashed` in the same order) except the racy ones.
     pub fn from_scan<H: Hashed>(files: &[ScannedFile], hashed: &[H], started_ns: i64) -> StatCache {
-        let limit = started_ns.saturating_sub(RACY_WINDOW_NS);
         let bytes = files.iter().map(|f| f.path.as_str().len()).sum();
         let mut b = Builder::with_capacity(files.len(), bytes);
         let mut sorted: Vec<(&ScannedFile, &H)> = files
             .iter()
             .zip(hashed)
-            .filter(|(f, h)| {
-                f.stat.mtime_ns < limit && f.stat.ctime_ns < limit && f.stat.size == h.bytes()
-            })
+            .filter(|(f, h)| settled(&f.stat, started_ns) && f.stat.size == h.bytes())
             .collect();
         if !sorted.is_sorted_by(|a, b| a.0.path < b.0.path) {
             sorted.sort_by(|a, b| a.0.path.cmp(&b.0.path));
@@ -398,42 +484,26 @@ impl StatCache {
         files: impl Iterator<Item = (&'a ScannedFile, bool, u64)>,
         started_ns: i64,
     ) -> bool {
-        let limit = started_ns.saturating_sub(RACY_WINDOW_NS);
         let mut kept = 0;
         for (f, hit, bytes) in files {
-            let cacheable =
-                f.stat.mtime_ns < limit && f.stat.ctime_ns < limit && f.stat.size == bytes;
+            let cacheable = settled(&f.stat, started_ns) && f.stat.size == bytes;
             match (cacheable, hit) {
                 (true, true) => kept += 1,
-                (false, false) if !self.contains(f.path.as_str()) => {}
+                (false, false) if self.find(f.path.as_str().as_bytes()).is_none() => {}
                 _ => return false,
             }
         }
-        kept == self.entries.len()
-    }
-
-    /// Whether some entry has the path `path` (binary search).
-    fn contains(&self, path: &str) -> bool {
-        let (mut lo, mut hi) = (0, self.entries.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match self.path(mid).cmp(path) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return true,
-            }
-        }
-        false
+        kept == self.starts.len()
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.starts.len()
     }
 
     /// Whether it has no entries.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.starts.is_empty()
     }
 
     /// Writes the cache to `path` atomically: temp file in the same directory, `fsync`,
@@ -447,7 +517,15 @@ impl StatCache {
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
         let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-        tmp.write_all(&self.encode())?;
+        let header = self.header();
+        let body = &self.bytes[HEADER..];
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&header);
+        crc.update(body);
+        let out = tmp.as_file_mut();
+        out.write_all(&header)?;
+        out.write_all(body)?;
+        out.write_all(&crc.finalize().to_le_bytes())?;
         tmp.as_file().sync_all()?;
         tmp.persist(path).map_err(|e| e.error)?;
         let _ = std::fs::remove_file(path.with_extension("json"));
@@ -460,7 +538,7 @@ mod tests {
     use super::*;
 
     fn sample() -> StatCache {
-        let mut b = Builder::default();
+        let mut b = Builder::with_capacity(0, 0);
         for (i, p) in ["a", "dir/b.txt", "é/ü"].iter().enumerate() {
             let stat = StatKey {
                 size: 10 + i as u64,
@@ -586,18 +664,19 @@ mod tests {
     fn a_cache_round_trips_through_its_exact_layout() {
         let mut c = sample();
         let bytes = c.encode();
-        // Header, three entries (paths "a", "dir/b.txt", "é/ü": 1, 9 and 5 bytes), trailer.
-        assert_eq!(bytes.len(), 52 + 3 * (4 + 73) + 1 + 9 + 5 + 4);
-        assert_eq!(&bytes[..16], b"GNSTATC\0\x03\0\0\0\x03\0\0\0");
-        // No summary: flags 0, identity zero.
-        assert_eq!(&bytes[16..52], &[0u8; 36]);
-        assert_eq!(&bytes[52..57], b"\x01\0\0\0a");
-        assert_eq!(&bytes[57..65], &10u64.to_le_bytes());
-        assert_eq!(&bytes[65..73], &(-5i64).to_le_bytes());
-        assert_eq!(&bytes[97..129], Digest::of(b"a").as_bytes());
+        // Header (92 bytes), three entries (paths "a", "dir/b.txt", "é/ü": 1, 9 and 5 bytes),
+        // trailer.
+        assert_eq!(bytes.len(), 92 + 3 * (4 + 73) + 1 + 9 + 5 + 4);
+        assert_eq!(&bytes[..16], b"GNSTATC\0\x04\0\0\0\x03\0\0\0");
+        // No summary: flags 0, identity and document fields zero.
+        assert_eq!(&bytes[16..92], &[0u8; 76]);
+        assert_eq!(&bytes[92..97], b"\x01\0\0\0a");
+        assert_eq!(&bytes[97..105], &10u64.to_le_bytes());
+        assert_eq!(&bytes[105..113], &(-5i64).to_le_bytes());
+        assert_eq!(&bytes[137..169], Digest::of(b"a").as_bytes());
         // Flags of "a" (not executable), then "dir/b.txt" (executable).
-        assert_eq!(bytes[129], 0);
-        assert_eq!(bytes[130 + 4 + 9 + 72], 1);
+        assert_eq!(bytes[169], 0);
+        assert_eq!(bytes[170 + 4 + 9 + 72], 1);
         let n = bytes.len();
         // zlib's CRC-32 of the body ("123456789" gives the standard check value).
         assert_eq!(crc32fast::hash(b"123456789"), 0xcbf4_3926);
@@ -610,10 +689,12 @@ mod tests {
         c.set_summary(Some(Summary {
             identity: id,
             fold_free: true,
+            document: None,
         }));
         let bytes = c.encode();
         assert_eq!(&bytes[16..20], &3u32.to_le_bytes());
         assert_eq!(&bytes[20..52], id.as_bytes());
+        assert_eq!(&bytes[52..92], &[0u8; 40]);
         let back = StatCache::decode(&bytes).unwrap();
         assert_eq!(
             back.summary().map(|s| (s.identity, s.fold_free)),
@@ -623,6 +704,34 @@ mod tests {
         let mut no_summary = back.clone();
         no_summary.set_summary(None);
         assert_eq!(no_summary, sample());
+        // With the document's fields: flag bit 2, and the five fields in order.
+        let doc = StatKey {
+            size: 651_322,
+            mtime_ns: 1_764_000_000_000_000_001,
+            ctime_ns: 1_764_000_000_000_000_002,
+            ino: 77,
+            dev: 2049,
+        };
+        c.set_summary(Some(Summary {
+            identity: id,
+            fold_free: false,
+            document: Some(doc),
+        }));
+        let bytes = c.encode();
+        assert_eq!(&bytes[16..20], &5u32.to_le_bytes());
+        assert_eq!(&bytes[52..60], &651_322u64.to_le_bytes());
+        assert_eq!(&bytes[60..68], &1_764_000_000_000_000_001i64.to_le_bytes());
+        assert_eq!(&bytes[68..76], &1_764_000_000_000_000_002i64.to_le_bytes());
+        assert_eq!(&bytes[76..84], &77u64.to_le_bytes());
+        assert_eq!(&bytes[84..92], &2049u64.to_le_bytes());
+        assert_eq!(
+            StatCache::decode(&bytes)
+                .unwrap()
+                .summary()
+                .unwrap()
+                .document,
+            Some(doc)
+        );
     }
 
     #[test]
@@ -641,8 +750,9 @@ mod tests {
                 br#"{"schema":"genesis/stat-cache-v0.1","entries":[]}"#.to_vec(),
             ),
         ];
-        // With the checksum right: version 2 (SHA-256 trailer, no flags), a count past the
-        // entries, an unknown summary flag, an identity without its flag, an unknown entry flag.
+        // With the checksum right: version 3 (no document fields), a count past the entries,
+        // an unknown summary flag, the document's flag alone, an identity or document fields
+        // without their flag, an unknown entry flag, the first path sorting after the second.
         let body = &good[..good.len() - 4];
         let resum = |what: &'static str, at: usize, byte: u8| {
             let mut b = body.to_vec();
@@ -651,13 +761,16 @@ mod tests {
             b.extend_from_slice(&sum.to_le_bytes());
             (what, b)
         };
-        damaged.push(resum("version 2", 8, 2));
+        damaged.push(resum("version 3", 8, 3));
         damaged.push(resum("count too large", 12, 4));
-        damaged.push(resum("unknown summary flag", 16, 4));
+        damaged.push(resum("unknown summary flag", 16, 8));
+        damaged.push(resum("document flag without the identity's", 16, 4));
         damaged.push(resum("identity without its flag", 30, 1));
-        damaged.push(resum("unknown entry flag", 129, 2));
+        damaged.push(resum("document fields without their flag", 60, 1));
+        damaged.push(resum("unknown entry flag", 169, 2));
+        damaged.push(resum("paths out of order", 96, b'z'));
         let mut flipped = good.clone();
-        flipped[56] ^= 1;
+        flipped[96] ^= 1;
         damaged.push(("a path byte flipped", flipped));
         for (what, bytes) in damaged {
             std::fs::write(&p, &bytes).unwrap();

@@ -480,14 +480,40 @@ impl Store {
         snapshot: &Snapshot,
         executable: &BTreeSet<WorkspacePath>,
     ) -> Result<(), StoreError> {
+        self.write_snapshot_known(snapshot, executable, None)
+            .map(drop)
+    }
+
+    /// [`Store::write_snapshot`], where `known` are the `lstat` fields the v0.1 document of
+    /// this snapshot had when it was last found to be exactly this snapshot's (a stat cache's
+    /// summary keeps them, [`crate::statcache::Summary::document`]): a document that still has
+    /// them is not read. Returns the document's `lstat` fields once it is known to be this
+    /// snapshot's (v0.1; `None` for v0.2).
+    ///
+    /// # Errors
+    /// As [`Store::write_snapshot`].
+    pub(crate) fn write_snapshot_known(
+        &self,
+        snapshot: &Snapshot,
+        executable: &BTreeSet<WorkspacePath>,
+        known: Option<&crate::statcache::StatKey>,
+    ) -> Result<Option<crate::statcache::StatKey>, StoreError> {
+        use crate::statcache::StatKey;
         if snapshot.format() == crate::snapshot::SnapshotFormat::V0_2 {
-            return self.write_tree(snapshot, executable);
+            return self.write_tree(snapshot, executable).map(|()| None);
         }
         let dir = self.root.join("snapshots");
-        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let id = snapshot.identity();
         let doc_path = self.snapshot_path(&id);
-        if !self.has_object(&id) || !doc_path.is_file() {
+        let doc_stat = std::fs::symlink_metadata(&doc_path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|md| StatKey::of(&md));
+        let unchanged = doc_stat.is_some() && doc_stat.as_ref() == known && self.has_object(&id);
+        if !unchanged {
+            std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        }
+        if !unchanged && (!self.has_object(&id) || doc_stat.is_none()) {
             // A new snapshot: its identity is checked against its files before anything is
             // written under that name (one given by a stat cache's summary was never hashed).
             let canonical = snapshot.canonical_v0_1().expect("v0.1 snapshot");
@@ -513,15 +539,23 @@ impl Store {
         if current.as_deref() != Some(&exec_bytes[..]) {
             write_atomic(&dir, &exec_name, &exec_bytes)?;
         }
-        let same =
-            std::fs::File::open(&doc_path).and_then(|mut f| snapshot.reads_as_json_pretty(&mut f));
+        if unchanged {
+            // The document is the one found to be this snapshot's before, untouched since.
+            return Ok(doc_stat);
+        }
+        // The fields are those of the file compared, taken before it is read: a document
+        // changed or replaced meanwhile has other fields, so it is read again next time.
+        let same = std::fs::File::open(&doc_path).and_then(|mut f| {
+            let fields = StatKey::of(&f.metadata()?);
+            Ok((snapshot.reads_as_json_pretty(&mut f)?, fields))
+        });
         match same {
             // The document already stored is the one this snapshot prints: nothing to do.
-            Ok(true) => {}
+            Ok((true, fields)) => Ok(Some(fields)),
             // Anything else is read as every stored document is, strictly (a key twice, an
             // invalid document, an identity that is not its name are store corruption); a
             // valid document of this identity laid out otherwise is kept.
-            Ok(false) => {
+            Ok((false, fields)) => {
                 let (stored, _) = self.read_snapshot(&id)?;
                 if stored.files() != snapshot.files() {
                     return Err(StoreError::BadSnapshot {
@@ -532,14 +566,16 @@ impl Store {
                         },
                     });
                 }
+                Ok(Some(fields))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let doc = snapshot.to_json_pretty();
                 write_atomic(&dir, &format!("{id}.json"), doc.as_bytes())?;
+                // Just written: inside the racy window, so not kept.
+                Ok(None)
             }
-            Err(e) => return Err(io_err(&doc_path)(e)),
+            Err(e) => Err(io_err(&doc_path)(e)),
         }
-        Ok(())
     }
 
     /// Reads the snapshot `identity` and its executable bits, checking the document (v0.1) or

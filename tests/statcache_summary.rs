@@ -232,8 +232,8 @@ fn a_damaged_entry_under_a_right_summary_is_caught_for_v0_1() {
     let bytes = std::fs::read(&cache).unwrap();
     let mut body = bytes[..bytes.len() - 4].to_vec();
     // The first entry: path length, path, five 8-byte fields, then its blob.
-    let len = u32::from_le_bytes(body[52..56].try_into().unwrap()) as usize;
-    body[56 + len + 40] ^= 1;
+    let len = u32::from_le_bytes(body[92..96].try_into().unwrap()) as usize;
+    body[96 + len + 40] ^= 1;
     let sum = crc32fast::hash(&body);
     body.extend_from_slice(&sum.to_le_bytes());
     std::fs::write(&cache, &body).unwrap();
@@ -246,4 +246,44 @@ fn a_damaged_entry_under_a_right_summary_is_caught_for_v0_1() {
         .filter(|n| n.ends_with(".json") && !n.ends_with(".exec.json"))
         .collect();
     assert_eq!(docs, [format!("{first}.json")]);
+}
+
+/// v0.1: once the store's document of the summary's snapshot is older than the racy window,
+/// the summary keeps its `lstat` fields (so later no-change snapshots do not read it); a
+/// document changed after that is read again and found wrong, and once restored is taken.
+#[test]
+fn the_summary_keeps_the_v0_1_documents_fields_and_an_edit_is_still_noticed() {
+    let (d, ws, store) = aged(20);
+    let first = snap(&store, &ws).snapshot.identity();
+    let cache = store.stat_cache_path(&ws);
+    let doc = d.path().join(format!("store/snapshots/{first}.json"));
+    // Just written: inside the racy window, so not kept yet.
+    assert_eq!(StatCache::load(&cache).summary().unwrap().document, None);
+    age();
+    let o = snap(&store, &ws);
+    assert!(summarised(&o));
+    let fields = genesis::statcache::StatKey::of(&std::fs::symlink_metadata(&doc).unwrap());
+    let kept = StatCache::load(&cache).summary().unwrap();
+    assert_eq!((kept.identity, kept.document), (first, Some(fields)));
+    // Unchanged: the same cache, byte for byte, after another snapshot.
+    let bytes = std::fs::read(&cache).unwrap();
+    assert_eq!(snap(&store, &ws).snapshot.identity(), first);
+    assert_eq!(std::fs::read(&cache).unwrap(), bytes);
+    // The document edited in place, its size kept: one blob's hex digit changed.
+    let clean = std::fs::read(&doc).unwrap();
+    let text = String::from_utf8(clean.clone()).unwrap();
+    let at = text.find("\"blob\": \"").unwrap() + 9;
+    let mut edited = clean.clone();
+    edited[at] = if edited[at] == b'0' { b'1' } else { b'0' };
+    std::fs::write(&doc, &edited).unwrap();
+    let err = store
+        .snapshot_into(&ws, &SnapshotOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&format!("{first}.json")), "{err}");
+    // Restored: taken again, and its new fields are not kept until they settle.
+    std::fs::write(&doc, &clean).unwrap();
+    assert_eq!(snap(&store, &ws).snapshot.identity(), first);
+    let kept = StatCache::load(&cache).summary().unwrap();
+    assert_eq!((kept.identity, kept.document), (first, None));
 }

@@ -788,6 +788,7 @@ mod walk;
 
 pub use read::{Content, hash_content};
 
+pub(crate) use walk::snapshot_dir_pending;
 pub use walk::{
     HashFn, Hashing, ScanOutcome, ScannedFile, SkipReason, Skipped, SnapshotError, SnapshotOptions,
     SnapshotOutcome, StatKey, hash_file, open_regular, scan, snapshot_dir, snapshot_dir_using,

@@ -520,15 +520,45 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     opts: &SnapshotOptions,
     hashing: &Hashing<'_, E>,
 ) -> Result<SnapshotOutcome, E> {
+    let (outcome, pending) = snapshot_dir_pending(root, opts, hashing)?;
+    if let Some(p) = pending {
+        p.save_if_changed();
+    }
+    Ok(outcome)
+}
+
+/// The stat cache a snapshot leaves for its caller to write ([`snapshot_dir_pending`]), so
+/// that the store can first add what it learns when it writes the snapshot (the summary's
+/// document fields, [`crate::statcache::Summary::document`]).
+pub(crate) struct PendingCache {
+    /// Where it is kept ([`SnapshotOptions::stat_cache`]).
+    pub path: PathBuf,
+    /// The cache after this snapshot.
+    pub cache: crate::statcache::StatCache,
+    /// Whether it differs from the file at `path`; `false` for a v0.1 snapshot answered by
+    /// the summary, whose cache is only given so that its document fields can be updated.
+    pub changed: bool,
+}
+
+impl PendingCache {
+    /// Writes the cache if it changed; one that cannot be written only costs speed next time.
+    pub fn save_if_changed(self) {
+        if self.changed {
+            let _ = self.cache.save(&self.path);
+        }
+    }
+}
+
+/// [`snapshot_dir_using`], leaving the stat cache to the caller: `Some` when `hashing`
+/// stores the blobs and the cache changed, or for a v0.1 snapshot the summary answered.
+pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
+    root: &Path,
+    opts: &SnapshotOptions,
+    hashing: &Hashing<'_, E>,
+) -> Result<(SnapshotOutcome, Option<PendingCache>), E> {
     let started = crate::statcache::now_ns();
-    // The cache is loaded before the walk: the file's bytes are given back once decoded,
-    // before the scan's list exists, so the two are never held together.
-    let mut cache = opts
-        .stat_cache
-        .as_deref()
-        .map(crate::statcache::StatCache::load)
-        .unwrap_or_default();
-    let scanned = scan(root, opts)?;
+    let (mut cache, scanned) = load_and_scan(root, opts);
+    let scanned = scanned?;
     // Cache hits in one merge pass over the two sorted lists; only the misses are read. A hit's
     // size is the one the scan saw (the cache matched it).
     let mut blobs: Vec<Option<Digest>> = cache.lookup_sorted(&scanned.files);
@@ -543,8 +573,18 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     // cache's summary (if any) was taken of, so that is the snapshot (see `crate::statcache`).
     let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
     if let Some(summary) = cache.summary().filter(|_| cache_current) {
+        // Kept for a v0.1 tree only (small): the store may add the document's fields.
+        let pending = opts
+            .stat_cache
+            .as_ref()
+            .filter(|_| hashing.stores && scanned.files.len() <= super::MAX_FILES)
+            .map(|path| PendingCache {
+                path: path.clone(),
+                cache: std::mem::take(&mut cache),
+                changed: false,
+            });
         drop(cache);
-        return Ok(summarised(scanned, blobs, summary));
+        return Ok((summarised(scanned, blobs, summary), pending));
     }
     let mut read = super::read::hash_misses(
         root,
@@ -605,17 +645,21 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         })
         .collect();
     let (snapshot, nodes_hashed) = snapshot_with_tree_cache(opts, hashed, &executable)?;
-    if let Some((path, mut fresh)) = fresh {
+    let pending = fresh.map(|(path, mut fresh)| {
         // The summary only when the cache holds every file (none was racy): then its entries
-        // are exactly this snapshot's files.
+        // are exactly this snapshot's files. The store adds the document's fields.
         fresh.set_summary((fresh.len() == n).then(|| crate::statcache::Summary {
             identity: snapshot.identity(),
             fold_free: snapshot.fold_collisions().is_empty(),
+            document: None,
         }));
-        // A cache that cannot be written only costs speed next time.
-        let _ = fresh.save(path);
-    }
-    Ok(SnapshotOutcome {
+        PendingCache {
+            path: path.clone(),
+            cache: fresh,
+            changed: true,
+        }
+    });
+    let outcome = SnapshotOutcome {
         snapshot,
         executable,
         skipped: scanned.skipped,
@@ -623,7 +667,29 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
         from_cache,
         nodes_hashed,
         tracked_only: scanned.tracked_only,
-    })
+    };
+    Ok((outcome, pending))
+}
+
+/// The stat cache of [`SnapshotOptions::stat_cache`] (empty without one) and the scan of
+/// `root`: the cache is read on one thread while the walk starts on the other. A loaded cache
+/// is the file's bytes (nothing decoded into a copy), so the two are held together once.
+fn load_and_scan(
+    root: &Path,
+    opts: &SnapshotOptions,
+) -> (
+    crate::statcache::StatCache,
+    Result<ScanOutcome, SnapshotError>,
+) {
+    rayon::join(
+        || {
+            opts.stat_cache
+                .as_deref()
+                .map(crate::statcache::StatCache::load)
+                .unwrap_or_default()
+        },
+        || scan(root, opts),
+    )
 }
 
 /// The paths of `files` whose owner's executable bit is set.

@@ -71,7 +71,8 @@ impl Store {
         added: &Mutex<std::collections::HashSet<Digest>>,
         retry: bool,
     ) -> Result<Option<SnapshotOutcome>, SnapshotIntoError> {
-        use crate::snapshot::{Hashing, snapshot_dir_using};
+        use crate::snapshot::{Hashing, snapshot_dir_pending};
+        let started = crate::statcache::now_ns();
         let touched = Mutex::new(BTreeSet::new());
         let ingest =
             |path: &Path, content: Content<'_>| -> Result<(Digest, u64), SnapshotIntoError> {
@@ -100,7 +101,7 @@ impl Store {
         // deletes an object only in `genesis gc`, which first removes every stat cache naming
         // it ([`crate::gc`]): no need to look for it (one `stat` per file saved).
         let present = |_: &Digest| true;
-        let outcome = snapshot_dir_using(
+        let (outcome, pending) = snapshot_dir_pending(
             root,
             opts,
             &Hashing {
@@ -123,11 +124,35 @@ impl Store {
         outcome
             .snapshot
             .materialise_nodes(&outcome.executable, &|id| self.has_object(id));
-        match self.write_snapshot(&outcome.snapshot, &outcome.executable) {
-            Err(e) if retry && Store::cache_gave_wrong_identity(&e, outcome.snapshot.format()) => {
-                return Ok(None);
+        let id = outcome.snapshot.identity();
+        // The summary's document fields, when the summary is of this snapshot.
+        let summary = pending
+            .as_ref()
+            .and_then(|p| p.cache.summary())
+            .filter(|s| s.identity == id);
+        let known = summary.and_then(|s| s.document);
+        let document =
+            match self.write_snapshot_known(&outcome.snapshot, &outcome.executable, known.as_ref())
+            {
+                Err(e)
+                    if retry && Store::cache_gave_wrong_identity(&e, outcome.snapshot.format()) =>
+                {
+                    return Ok(None);
+                }
+                r => r?,
+            };
+        if let Some(mut p) = pending {
+            // The document's fields are kept only once it is older than the racy window:
+            // a document rewritten within the same timestamp tick could keep them.
+            let document = document.filter(|k| crate::statcache::settled(k, started));
+            if let Some(s) = summary
+                && s.document != document
+            {
+                p.cache
+                    .set_summary(Some(crate::statcache::Summary { document, ..s }));
+                p.changed = true;
             }
-            r => r?,
+            p.save_if_changed();
         }
         Ok(Some(outcome))
     }
