@@ -780,6 +780,7 @@ fn check_order(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
     Ok(())
 }
 
+mod cached;
 mod canon;
 mod collect;
 mod parents;
@@ -788,8 +789,9 @@ mod walk;
 
 pub use read::{Content, hash_content};
 
-pub(crate) use walk::snapshot_dir_pending;
+pub(crate) use cached::snapshot_dir_pending;
+pub use cached::snapshot_dir_using;
 pub use walk::{
     HashFn, Hashing, ScanOutcome, ScannedFile, SkipReason, Skipped, SnapshotError, SnapshotOptions,
-    SnapshotOutcome, StatKey, hash_file, open_regular, scan, snapshot_dir, snapshot_dir_using,
+    SnapshotOutcome, StatKey, hash_file, open_regular, scan, snapshot_dir,
 };

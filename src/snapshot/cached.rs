@@ -1,0 +1,306 @@
+//! A snapshot with the store's caches (`snapshot_dir_using`): the stat cache answers for files
+//! unchanged since they were hashed and its summary for a tree with no change at all
+//! ([`crate::statcache`]); the tree cache for unchanged directories' v0.2 nodes
+//! ([`crate::tree::cache`]). DESIGN §3.
+
+use super::walk::{
+    Hashing, ScanOutcome, ScannedFile, SnapshotError, SnapshotOptions, SnapshotOutcome, scan,
+};
+use super::*;
+
+/// [`snapshot_dir`] with a chosen way to hash (the store uses it to copy blobs in while it
+/// hashes, reading each file once). Uses [`SnapshotOptions::stat_cache`], and rewrites it only
+/// when `hashing` stores the blobs ([`Hashing::stores`]).
+/// The files the cache does not answer for are read on rayon's threads (`snapshot/read.rs`:
+/// large files first, one at a time, then small ones in batches).
+///
+/// # Errors
+/// As [`snapshot_dir`] (converted into `E`), plus whatever `hashing.hash` returns.
+pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
+    root: &Path,
+    opts: &SnapshotOptions,
+    hashing: &Hashing<'_, E>,
+) -> Result<SnapshotOutcome, E> {
+    let (outcome, pending) = snapshot_dir_pending(root, opts, hashing)?;
+    if let Some(p) = pending {
+        p.save_if_changed();
+    }
+    Ok(outcome)
+}
+
+/// The stat cache a snapshot leaves for its caller to write ([`snapshot_dir_pending`]), so
+/// that the store can first add what it learns when it writes the snapshot (the summary's
+/// document fields, [`crate::statcache::Summary::document`]).
+pub(crate) struct PendingCache {
+    /// Where it is kept ([`SnapshotOptions::stat_cache`]).
+    pub path: PathBuf,
+    /// The cache after this snapshot.
+    pub cache: crate::statcache::StatCache,
+    /// Whether it differs from the file at `path`; `false` for a v0.1 snapshot answered by
+    /// the summary, whose cache is only given so that its document fields can be updated.
+    pub changed: bool,
+}
+
+impl PendingCache {
+    /// Writes the cache if it changed; one that cannot be written only costs speed next time.
+    pub fn save_if_changed(self) {
+        if self.changed {
+            let _ = self.cache.save(&self.path);
+        }
+    }
+}
+
+/// [`snapshot_dir_using`], leaving the stat cache to the caller: `Some` when `hashing`
+/// stores the blobs and the cache changed, or for a v0.1 snapshot the summary answered.
+pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
+    root: &Path,
+    opts: &SnapshotOptions,
+    hashing: &Hashing<'_, E>,
+) -> Result<(SnapshotOutcome, Option<PendingCache>), E> {
+    let started = crate::statcache::now_ns();
+    let (mut cache, scanned) = load_and_scan(root, opts);
+    let scanned = scanned?;
+    let blobs = trusted_hits(&cache, &scanned.files, hashing.trust_cached);
+    let misses: Vec<usize> = (0..blobs.len()).filter(|i| blobs[*i].is_none()).collect();
+    let from_cache = scanned.files.len() - misses.len();
+    // Every file found in the cache and no entry left over: the file list is the one the
+    // cache's summary (if any) was taken of, so that is the snapshot (see `crate::statcache`).
+    let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
+    if let Some(summary) = cache.summary().filter(|_| cache_current) {
+        // Kept for a v0.1 tree only (small): the store may add the document's fields.
+        let pending = opts
+            .stat_cache
+            .as_ref()
+            .filter(|_| hashing.stores && scanned.files.len() <= super::MAX_FILES)
+            .map(|path| PendingCache {
+                path: path.clone(),
+                cache: std::mem::take(&mut cache),
+                changed: false,
+            });
+        drop(cache);
+        return Ok((summarised(scanned, blobs, summary), pending));
+    }
+    let mut read = super::read::hash_misses(
+        root,
+        &scanned.files,
+        &misses,
+        opts.max_file_bytes,
+        hashing.hash,
+        hashing.threads,
+    )?;
+    drop(misses);
+    read.sort_unstable_by_key(|r| r.0);
+    // When the cache is current, its entries are already what `from_scan` would give (a
+    // cached entry was not racy when cached, its fields are the same, and the racy limit only
+    // moves forward); it still lacks its summary, which is added below.
+    // Otherwise it is rebuilt only when its entries change: not when the only files it lacks
+    // are still racy, as a file just edited is (then it keeps its summary, which is that of
+    // its entries).
+    let fresh = opts
+        .stat_cache
+        .as_ref()
+        .filter(|_| hashing.stores)
+        .and_then(|path| {
+            if cache_current {
+                return Some((path, std::mem::take(&mut cache)));
+            }
+            let sizes = hashed_in_order(&scanned.files, &blobs, &read).map(|(_, n)| n);
+            let hits = scanned.files.iter().zip(&blobs).zip(sizes);
+            if cache.entries_unchanged(hits.map(|((f, b), n)| (f, b.is_some(), n)), started) {
+                return None;
+            }
+            // Given back before the new one is built: the two are never held together.
+            drop(std::mem::take(&mut cache));
+            let hashed: Vec<(Digest, u64)> =
+                hashed_in_order(&scanned.files, &blobs, &read).collect();
+            Some((
+                path,
+                crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started),
+            ))
+        });
+    drop(cache);
+    let executable = executable_of(&scanned.files);
+    let n = scanned.files.len();
+    let mut read = read.into_iter();
+    let hashed: Vec<SnapshotFile> = scanned
+        .files
+        .into_iter()
+        .zip(blobs)
+        .map(|(f, b)| {
+            let (blob, bytes) = match b {
+                Some(d) => (d, f.stat.size),
+                None => read.next().expect("a file not in the cache was read").1,
+            };
+            SnapshotFile {
+                path: f.path,
+                blob,
+                bytes,
+            }
+        })
+        .collect();
+    let (snapshot, nodes_hashed) = snapshot_with_tree_cache(opts, hashed, &executable)?;
+    let pending = fresh.map(|(path, mut fresh)| {
+        // The summary only when the cache holds every file (none was racy): then its entries
+        // are exactly this snapshot's files. The store adds the document's fields.
+        fresh.set_summary((fresh.len() == n).then(|| crate::statcache::Summary {
+            identity: snapshot.identity(),
+            fold_free: snapshot.fold_collisions().is_empty(),
+            document: None,
+        }));
+        PendingCache {
+            path: path.clone(),
+            cache: fresh,
+            changed: true,
+        }
+    });
+    let outcome = SnapshotOutcome {
+        snapshot,
+        executable,
+        skipped: scanned.skipped,
+        hashed: n - from_cache,
+        from_cache,
+        nodes_hashed,
+        tracked_only: scanned.tracked_only,
+    };
+    Ok((outcome, pending))
+}
+
+/// The blob `cache` gives each of `files` (sorted by path bytes), if `trust` accepts it: one
+/// merge pass over the two sorted lists. A hit's size is the one the scan saw (the cache
+/// matched it); only the misses are read.
+fn trusted_hits(
+    cache: &crate::statcache::StatCache,
+    files: &[ScannedFile],
+    trust: &(dyn Fn(&Digest) -> bool + Sync),
+) -> Vec<Option<Digest>> {
+    let mut blobs = cache.lookup_sorted(files);
+    for b in &mut blobs {
+        if b.is_some_and(|d| !trust(&d)) {
+            *b = None;
+        }
+    }
+    blobs
+}
+
+/// The stat cache of [`SnapshotOptions::stat_cache`] (empty without one) and the scan of
+/// `root`: the cache is read on one thread while the walk starts on the other. A loaded cache
+/// is the file's bytes (nothing decoded into a copy), so the two are held together once.
+fn load_and_scan(
+    root: &Path,
+    opts: &SnapshotOptions,
+) -> (
+    crate::statcache::StatCache,
+    Result<ScanOutcome, SnapshotError>,
+) {
+    rayon::join(
+        || {
+            opts.stat_cache
+                .as_deref()
+                .map(crate::statcache::StatCache::load)
+                .unwrap_or_default()
+        },
+        || scan(root, opts),
+    )
+}
+
+/// The paths of `files` whose owner's executable bit is set.
+fn executable_of(files: &[ScannedFile]) -> BTreeSet<WorkspacePath> {
+    files
+        .iter()
+        .filter(|f| f.executable)
+        .map(|f| f.path.clone())
+        .collect()
+}
+
+/// The outcome of a scan whose every file the stat cache answered, with no entry left over
+/// (`blobs` all `Some`): the snapshot its summary names, nothing built or hashed.
+fn summarised(
+    scanned: ScanOutcome,
+    blobs: Vec<Option<Digest>>,
+    summary: crate::statcache::Summary,
+) -> SnapshotOutcome {
+    let executable = executable_of(&scanned.files);
+    let n = scanned.files.len();
+    let files = scanned
+        .files
+        .into_iter()
+        .zip(blobs)
+        .filter_map(|(f, b)| {
+            Some(SnapshotFile {
+                blob: b?,
+                bytes: f.stat.size,
+                path: f.path,
+            })
+        })
+        .collect::<Vec<_>>();
+    debug_assert_eq!(files.len(), n);
+    SnapshotOutcome {
+        snapshot: Snapshot::from_summary(files, summary),
+        executable,
+        skipped: scanned.skipped,
+        hashed: 0,
+        from_cache: n,
+        nodes_hashed: 0,
+        tracked_only: scanned.tracked_only,
+    }
+}
+
+/// The blob and size of each of `files` in order: its cached blob (`blobs[i]`) with the size
+/// the scan saw, else what reading it gave (`read`, sorted by index, holding every index whose
+/// blob is `None`).
+fn hashed_in_order<'a>(
+    files: &'a [ScannedFile],
+    blobs: &'a [Option<Digest>],
+    read: &'a [super::read::Hashed],
+) -> impl Iterator<Item = (Digest, u64)> + 'a {
+    let mut read = read.iter().peekable();
+    files
+        .iter()
+        .zip(blobs)
+        .enumerate()
+        .map(move |(i, (f, b))| match b {
+            Some(d) => (*d, f.bytes()),
+            None => {
+                let r = read.next().expect("a file not in the cache was read");
+                debug_assert_eq!(r.0, i);
+                r.1
+            }
+        })
+}
+
+/// The snapshot of `hashed` with the executable bits `executable`, its v0.2 nodes taken from
+/// and saved to the tree cache beside [`SnapshotOptions::stat_cache`] when there is one; and
+/// how many nodes were hashed.
+fn snapshot_with_tree_cache(
+    opts: &SnapshotOptions,
+    hashed: Vec<SnapshotFile>,
+    executable: &BTreeSet<WorkspacePath>,
+) -> Result<(Snapshot, usize), SnapshotError> {
+    // The tree cache sits beside the stat cache: `<key>.tree` beside `<key>.bin`.
+    let tree_cache_path = opts.stat_cache.as_deref().map(|p| p.with_extension("tree"));
+    let known = tree_cache_path
+        .as_deref()
+        .map(crate::tree::TreeCache::load)
+        .unwrap_or_default();
+    let snapshot = Snapshot::with_tree_cache(
+        hashed,
+        executable,
+        None,
+        tree_cache_path.is_some().then_some(&known),
+    )
+    .map_err(SnapshotError::Document)?;
+    let nodes_hashed = snapshot.built_tree().map_or(0, |t| t.fresh_count());
+    if let (Some(path), Some(tree)) = (&tree_cache_path, snapshot.built_tree())
+        // Every directory took its identity from the cache, and the cache has no other: it is
+        // already what `TreeCache::of` would give.
+        && !(nodes_hashed == 0 && known.len() == tree.node_count())
+    {
+        let fresh = crate::tree::TreeCache::of(tree);
+        // Rewritten only when a directory changed; one that cannot be written only costs
+        // speed next time.
+        if fresh != known {
+            let _ = fresh.save(path);
+        }
+    }
+    Ok((snapshot, nodes_hashed))
+}
