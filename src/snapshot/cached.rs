@@ -23,29 +23,66 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
 ) -> Result<SnapshotOutcome, E> {
     let (outcome, pending) = snapshot_dir_pending(root, opts, hashing)?;
     if let Some(p) = pending {
-        p.save_if_changed();
+        p.finish(&outcome.snapshot, None);
     }
     Ok(outcome)
 }
 
 /// The stat cache a snapshot leaves for its caller to write ([`snapshot_dir_pending`]), so
 /// that the store can first add what it learns when it writes the snapshot (the summary's
-/// document fields, [`crate::statcache::Summary::document`]).
+/// document fields, [`crate::statcache::Summary::document`]), and the fold check the summary
+/// records can run beside that write.
 pub(crate) struct PendingCache {
     /// Where it is kept ([`SnapshotOptions::stat_cache`]).
-    pub path: PathBuf,
-    /// The cache after this snapshot.
-    pub cache: crate::statcache::StatCache,
+    path: PathBuf,
+    /// The cache after this snapshot, without the summary [`PendingCache::finish`] sets.
+    cache: crate::statcache::StatCache,
     /// Whether it differs from the file at `path`; `false` for a v0.1 snapshot answered by
     /// the summary, whose cache is only given so that its document fields can be updated.
-    pub changed: bool,
+    changed: bool,
+    /// Whether its entries are exactly the snapshot's files (none was racy), so that the
+    /// snapshot is their summary.
+    summarise: bool,
 }
 
 impl PendingCache {
-    /// Writes the cache if it changed; one that cannot be written only costs speed next time.
-    pub fn save_if_changed(self) {
-        if self.changed {
-            let _ = self.cache.save(&self.path);
+    /// The document fields of the cache's summary, when that summary is of the snapshot
+    /// `identity` (see [`crate::statcache::Summary::document`]).
+    pub fn known_document(&self, identity: &Digest) -> Option<crate::statcache::StatKey> {
+        self.cache
+            .summary()
+            .filter(|s| s.identity == *identity)
+            .and_then(|s| s.document)
+    }
+
+    /// Sets the summary (the snapshot's identity, fold check and `document`, the `lstat`
+    /// fields of its stored v0.1 document, settled) where the entries are the snapshot's
+    /// files, and writes the cache if it changed. One that cannot be written only costs
+    /// speed next time.
+    pub fn finish(self, snapshot: &Snapshot, document: Option<crate::statcache::StatKey>) {
+        let PendingCache {
+            path,
+            mut cache,
+            mut changed,
+            summarise,
+        } = self;
+        let old = cache
+            .summary()
+            .filter(|s| s.identity == snapshot.identity());
+        if summarise {
+            cache.set_summary(Some(crate::statcache::Summary {
+                identity: snapshot.identity(),
+                fold_free: snapshot.fold_collisions().is_empty(),
+                document,
+            }));
+        } else if let Some(s) = old
+            && s.document != document
+        {
+            cache.set_summary(Some(crate::statcache::Summary { document, ..s }));
+            changed = true;
+        }
+        if changed {
+            let _ = cache.save(&path);
         }
     }
 }
@@ -76,6 +113,7 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
                 path: path.clone(),
                 cache: std::mem::take(&mut cache),
                 changed: false,
+                summarise: false,
             });
         drop(cache);
         return Ok((summarised(scanned, blobs, summary), pending));
@@ -139,18 +177,16 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
         })
         .collect();
     let (snapshot, nodes_hashed) = snapshot_with_tree_cache(opts, hashed, &executable)?;
+    // The summary only when the cache holds every file (none was racy): then its entries are
+    // exactly this snapshot's files. Set when the cache is written ([`PendingCache::finish`]).
     let pending = fresh.map(|(path, mut fresh)| {
-        // The summary only when the cache holds every file (none was racy): then its entries
-        // are exactly this snapshot's files. The store adds the document's fields.
-        fresh.set_summary((fresh.len() == n).then(|| crate::statcache::Summary {
-            identity: snapshot.identity(),
-            fold_free: snapshot.fold_collisions().is_empty(),
-            document: None,
-        }));
+        let summarise = fresh.len() == n;
+        fresh.set_summary(None);
         PendingCache {
             path: path.clone(),
             cache: fresh,
             changed: true,
+            summarise,
         }
     });
     let outcome = SnapshotOutcome {

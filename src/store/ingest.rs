@@ -124,35 +124,29 @@ impl Store {
         outcome
             .snapshot
             .materialise_nodes(&outcome.executable, &|id| self.has_object(id));
-        let id = outcome.snapshot.identity();
-        // The summary's document fields, when the summary is of this snapshot.
-        let summary = pending
+        let snapshot = &outcome.snapshot;
+        let known = pending
             .as_ref()
-            .and_then(|p| p.cache.summary())
-            .filter(|s| s.identity == id);
-        let known = summary.and_then(|s| s.document);
-        let document =
-            match self.write_snapshot_known(&outcome.snapshot, &outcome.executable, known.as_ref())
-            {
-                Err(e)
-                    if retry && Store::cache_gave_wrong_identity(&e, outcome.snapshot.format()) =>
-                {
-                    return Ok(None);
-                }
-                r => r?,
-            };
-        if let Some(mut p) = pending {
+            .and_then(|p| p.known_document(&snapshot.identity()));
+        // The fold check (which the summary records and `genesis snapshot` reports) on one
+        // thread while the snapshot is written on the other.
+        let (_, written) = rayon::join(
+            || drop(snapshot.fold_collisions()),
+            || self.write_snapshot_known(snapshot, &outcome.executable, known.as_ref()),
+        );
+        let document = match written {
+            Err(e) if retry && Store::cache_gave_wrong_identity(&e, snapshot.format()) => {
+                return Ok(None);
+            }
+            r => r?,
+        };
+        if let Some(p) = pending {
             // The document's fields are kept only once it is older than the racy window:
             // a document rewritten within the same timestamp tick could keep them.
-            let document = document.filter(|k| crate::statcache::settled(k, started));
-            if let Some(s) = summary
-                && s.document != document
-            {
-                p.cache
-                    .set_summary(Some(crate::statcache::Summary { document, ..s }));
-                p.changed = true;
-            }
-            p.save_if_changed();
+            p.finish(
+                &outcome.snapshot,
+                document.filter(|k| crate::statcache::settled(k, started)),
+            );
         }
         Ok(Some(outcome))
     }
