@@ -127,7 +127,7 @@ impl BuiltTree {
 /// `executable`, bottom-up in one pass over the list. When `previous` is given, a directory
 /// whose entries equal those of the same (built) directory in `previous` keeps its identity
 /// without being serialised or hashed again.
-pub fn build<F: TreeFile>(
+pub fn build<F: TreeFile + Sync>(
     files: &[F],
     executable: &BTreeSet<WorkspacePath>,
     previous: Option<&BuiltTree>,
@@ -141,13 +141,25 @@ pub fn build<F: TreeFile>(
 /// node is neither materialised, serialised nor hashed (not `fresh`, not `built`). With `known`
 /// given, every [`BuiltNode::entries`] is set, so [`TreeCache::of`] the result is the cache for
 /// the next run.
-pub fn build_with<F: TreeFile>(
+pub fn build_with<F: TreeFile + Sync>(
     files: &[F],
     executable: &BTreeSet<WorkspacePath>,
     previous: Option<&BuiltTree>,
     known: Option<&TreeCache>,
 ) -> BuiltTree {
-    build_in(files, executable, previous, known, false)
+    build_in(files, executable, previous, known, false, PARALLEL_FILES)
+}
+
+/// [`build_with`] where a directory with at least `parallel_from` files below it builds its
+/// sub-directories in parallel (tests compare 1 and `usize::MAX` with the default).
+#[cfg(test)]
+pub(crate) fn build_parallel_from<F: TreeFile + Sync>(
+    files: &[F],
+    executable: &BTreeSet<WorkspacePath>,
+    known: Option<&TreeCache>,
+    parallel_from: usize,
+) -> BuiltTree {
+    build_in(files, executable, None, known, false, parallel_from)
 }
 
 /// [`build_with`] without `previous`, every node materialised: a directory whose entries
@@ -155,19 +167,20 @@ pub fn build_with<F: TreeFile>(
 /// not `fresh`). For writing into a store the nodes a cache-assisted build left out
 /// ([`BuiltNode::built`]).
 pub fn build_all(
-    files: &[impl TreeFile],
+    files: &[impl TreeFile + Sync],
     executable: &BTreeSet<WorkspacePath>,
     known: &TreeCache,
 ) -> BuiltTree {
-    build_in(files, executable, None, Some(known), true)
+    build_in(files, executable, None, Some(known), true, PARALLEL_FILES)
 }
 
-fn build_in<F: TreeFile>(
+fn build_in<F: TreeFile + Sync>(
     files: &[F],
     executable: &BTreeSet<WorkspacePath>,
     previous: Option<&BuiltTree>,
     known: Option<&TreeCache>,
     materialise: bool,
+    parallel_from: usize,
 ) -> BuiltTree {
     debug_assert!(
         files
@@ -180,6 +193,7 @@ fn build_in<F: TreeFile>(
         previous,
         known,
         materialise,
+        parallel_from,
         buf: Vec::new(),
         out: &mut dirs,
     };
@@ -198,16 +212,23 @@ struct Ctx<'a> {
     known: Option<&'a TreeCache>,
     /// Whether a directory the cache knows gets its node all the same.
     materialise: bool,
+    /// A directory with at least this many files below it builds its sub-directories in
+    /// parallel ([`PARALLEL_FILES`]; tests vary it).
+    parallel_from: usize,
     buf: Vec<u8>,
     out: &'a mut HashMap<String, BuiltNode>,
 }
 
+/// A directory with at least this many files below it builds its sub-directories on rayon's
+/// threads, each into a map of its own, merged after (smaller ones are not worth a task).
+const PARALLEL_FILES: usize = 8192;
+
 /// Builds the directory `dir` whose members are `files` (all paths start with `dir/`, or
 /// anything for the root; `skip` = bytes of that prefix) and returns its identity.
-fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>) -> Digest {
+fn build_dir<F: TreeFile + Sync>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>) -> Digest {
     // Sub-directories first (their identities are entries of this one), by name; the files
     // directly here, in path order, which is their name order (one prefix, no `/` after it).
-    let mut subdirs: Vec<(&str, Digest)> = Vec::new();
+    let mut below: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
     let mut direct: Vec<&F> = Vec::new();
     let mut i = 0;
     while i < files.len() {
@@ -222,16 +243,56 @@ fn build_dir<F: TreeFile>(files: &[F], skip: usize, dir: &str, ctx: &mut Ctx<'_>
                 let prefix = &rest[..=slash];
                 let end = i + files[i..]
                     .partition_point(|f| f.tree_path().as_str()[skip..].starts_with(prefix));
-                let name = &rest[..slash];
-                let sub = if dir.is_empty() {
-                    name.to_owned()
-                } else {
-                    format!("{dir}/{name}")
-                };
-                let id = build_dir(&files[i..end], skip + slash + 1, &sub, ctx);
-                subdirs.push((name, id));
+                below.push((i..end, &rest[..slash]));
                 i = end;
             }
+        }
+    }
+    let sub_path = |name: &str| {
+        if dir.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{dir}/{name}")
+        }
+    };
+    let mut subdirs: Vec<(&str, Digest)> = Vec::with_capacity(below.len());
+    if files.len() >= ctx.parallel_from && below.len() > 1 {
+        use rayon::prelude::*;
+        let built: Vec<(Digest, HashMap<String, BuiltNode>)> = below
+            .par_iter()
+            .map(|(range, name)| {
+                let mut out = HashMap::new();
+                let mut sub_ctx = Ctx {
+                    executable: ctx.executable,
+                    previous: ctx.previous,
+                    known: ctx.known,
+                    materialise: ctx.materialise,
+                    parallel_from: ctx.parallel_from,
+                    buf: Vec::new(),
+                    out: &mut out,
+                };
+                let id = build_dir(
+                    &files[range.clone()],
+                    skip + name.len() + 1,
+                    &sub_path(name),
+                    &mut sub_ctx,
+                );
+                (id, out)
+            })
+            .collect();
+        for ((_, name), (id, out)) in below.iter().zip(built) {
+            ctx.out.extend(out);
+            subdirs.push((name, id));
+        }
+    } else {
+        for (range, name) in &below {
+            let id = build_dir(
+                &files[range.clone()],
+                skip + name.len() + 1,
+                &sub_path(name),
+                ctx,
+            );
+            subdirs.push((name, id));
         }
     }
     // Full-path order is not per-directory order (`a.b` < `a/b` < `a0`, but the directory `a`

@@ -435,3 +435,37 @@ fn directories_the_cache_knows_get_no_node_and_identities_stay_exact() {
     let t = build(&empty, &BTreeSet::new(), Some(&warm));
     assert_eq!(t.root, Node::default().identity());
 }
+
+/// Sub-directories built in parallel (every directory with two or more below it, or none)
+/// give exactly the nodes, identities and flags a serial build gives, with and without a tree
+/// cache, on a tree of uneven depth whose names fall into the order trap.
+#[test]
+fn a_parallel_build_is_the_serial_one() {
+    let names = ["a", "a.b", "a-b", "a0", "b", "é", "Z"];
+    let mut files = Vec::new();
+    for (i, x) in names.iter().enumerate() {
+        for (j, y) in names.iter().enumerate() {
+            if (i + j) % 2 == 0 {
+                for (k, z) in names.iter().enumerate().take(4) {
+                    files.push(file(&format!("{x}/{y}/{z}/f"), &format!("{i}{j}{k}")));
+                }
+            } else {
+                files.push(file(&format!("{x}/{y}"), &format!("{i}{j}")));
+            }
+        }
+        files.push(file(&format!("{x}.txt"), x));
+    }
+    let files = sorted(files);
+    let x = exec(&["a/a.b", "é/b"]);
+    let serial = build_parallel_from(&files, &x, None, usize::MAX);
+    let parallel = build_parallel_from(&files, &x, None, 1);
+    assert_eq!(parallel, serial);
+    assert_eq!(serial.root, build(&files, &x, None).root);
+    let known = TreeCache::of(&build_with(&files, &x, None, Some(&TreeCache::default())));
+    let mut changed = files.clone();
+    changed[17].blob = Digest::of(b"changed");
+    let serial = build_parallel_from(&changed, &x, Some(&known), usize::MAX);
+    let parallel = build_parallel_from(&changed, &x, Some(&known), 1);
+    assert_eq!(parallel, serial);
+    assert!(serial.fresh_count() > 0 && serial.fresh_count() < serial.node_count());
+}
