@@ -7,7 +7,8 @@
 //! ([`BuiltNode::built`] is `false`). "Unchanged" is thus exact: the digest covers every name,
 //! blob, size and executable bit of the directory's files and the identity of each
 //! sub-directory's node, so a change anywhere below changes the digest of every directory on
-//! the way up, and only those are built, serialised and hashed again.
+//! the way up, and only those are built, serialised and hashed again. A directory with many
+//! files below it ([`PARALLEL_FILES`]) builds its sub-directories on rayon's threads.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -248,53 +249,7 @@ fn build_dir<F: TreeFile + Sync>(files: &[F], skip: usize, dir: &str, ctx: &mut 
             }
         }
     }
-    let sub_path = |name: &str| {
-        if dir.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{dir}/{name}")
-        }
-    };
-    let mut subdirs: Vec<(&str, Digest)> = Vec::with_capacity(below.len());
-    if files.len() >= ctx.parallel_from && below.len() > 1 {
-        use rayon::prelude::*;
-        let built: Vec<(Digest, HashMap<String, BuiltNode>)> = below
-            .par_iter()
-            .map(|(range, name)| {
-                let mut out = HashMap::new();
-                let mut sub_ctx = Ctx {
-                    executable: ctx.executable,
-                    previous: ctx.previous,
-                    known: ctx.known,
-                    materialise: ctx.materialise,
-                    parallel_from: ctx.parallel_from,
-                    buf: Vec::new(),
-                    out: &mut out,
-                };
-                let id = build_dir(
-                    &files[range.clone()],
-                    skip + name.len() + 1,
-                    &sub_path(name),
-                    &mut sub_ctx,
-                );
-                (id, out)
-            })
-            .collect();
-        for ((_, name), (id, out)) in below.iter().zip(built) {
-            ctx.out.extend(out);
-            subdirs.push((name, id));
-        }
-    } else {
-        for (range, name) in &below {
-            let id = build_dir(
-                &files[range.clone()],
-                skip + name.len() + 1,
-                &sub_path(name),
-                ctx,
-            );
-            subdirs.push((name, id));
-        }
-    }
+    let mut subdirs = build_below(files, skip, dir, &below, ctx);
     // Full-path order is not per-directory order (`a.b` < `a/b` < `a0`, but the directory `a`
     // sorts before the file `a.b`): the sub-directories are sorted by name bytes.
     subdirs.sort_unstable_by(|a, b| a.0.cmp(b.0));
@@ -377,6 +332,66 @@ fn build_dir<F: TreeFile + Sync>(files: &[F], skip: usize, dir: &str, ctx: &mut 
         },
     );
     identity
+}
+
+/// Builds the sub-directories `below` of `dir` (each a range of `files` and its name, `skip`
+/// being the bytes of `dir`'s prefix), in parallel when `files` holds at least
+/// `ctx.parallel_from` files, and returns each one's name and identity in the same order.
+fn build_below<'f, F: TreeFile + Sync>(
+    files: &'f [F],
+    skip: usize,
+    dir: &str,
+    below: &[(std::ops::Range<usize>, &'f str)],
+    ctx: &mut Ctx<'_>,
+) -> Vec<(&'f str, Digest)> {
+    let sub_path = |name: &str| {
+        if dir.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{dir}/{name}")
+        }
+    };
+    let mut subdirs: Vec<(&str, Digest)> = Vec::with_capacity(below.len());
+    if files.len() >= ctx.parallel_from && below.len() > 1 {
+        use rayon::prelude::*;
+        let built: Vec<(Digest, HashMap<String, BuiltNode>)> = below
+            .par_iter()
+            .map(|(range, name)| {
+                let mut out = HashMap::new();
+                let mut sub_ctx = Ctx {
+                    executable: ctx.executable,
+                    previous: ctx.previous,
+                    known: ctx.known,
+                    materialise: ctx.materialise,
+                    parallel_from: ctx.parallel_from,
+                    buf: Vec::new(),
+                    out: &mut out,
+                };
+                let id = build_dir(
+                    &files[range.clone()],
+                    skip + name.len() + 1,
+                    &sub_path(name),
+                    &mut sub_ctx,
+                );
+                (id, out)
+            })
+            .collect();
+        for ((_, name), (id, out)) in below.iter().zip(built) {
+            ctx.out.extend(out);
+            subdirs.push((name, id));
+        }
+    } else {
+        for (range, name) in below {
+            let id = build_dir(
+                &files[range.clone()],
+                skip + name.len() + 1,
+                &sub_path(name),
+                ctx,
+            );
+            subdirs.push((name, id));
+        }
+    }
+    subdirs
 }
 
 /// A file's entry in its directory's node, the directory's path being its first `skip` bytes:

@@ -32,9 +32,9 @@ use crate::path::WorkspacePath;
 
 mod build;
 pub mod cache;
-pub use build::{BuiltNode, BuiltTree, build, build_all, build_with};
 #[cfg(test)]
 use build::build_parallel_from;
+pub use build::{BuiltNode, BuiltTree, build, build_all, build_with};
 pub use cache::TreeCache;
 
 /// The `schema` value of every v0.2 tree node.
