@@ -42,6 +42,7 @@ pub mod merge;
 pub mod obligation;
 pub mod patch;
 pub mod path;
+pub mod regular;
 #[cfg(feature = "remote")]
 pub mod remote;
 pub mod report;

@@ -11,7 +11,9 @@
 //!          bit 2: the document fields below are set),
 //!          snapshot identity (32 bytes; zero when bit 0 is clear),
 //!          document fields: size u64, mtime_ns i64, ctime_ns i64, inode u64, device u64 of
-//!          the store's v0.1 document of that snapshot (40 bytes; zero when bit 2 is clear)
+//!          the store's v0.1 document of that snapshot (40 bytes; zero when bit 2 is clear),
+//!          document binding u32: the CRC-32 of the entries (every byte from the end of the
+//!          header to the trailer) when bit 2 is set, else zero
 //! entries  path length u32, path (UTF-8 workspace path), size u64, mtime_ns i64, ctime_ns i64,
 //!          inode u64, device u64, blob (32 bytes of SHA-256), flags u8 (bit 0: the owner's
 //!          executable bit)
@@ -33,7 +35,10 @@
 //! same, so its identity is taken from the summary: nothing is sorted into nodes, serialised or
 //! hashed (DESIGN §3, "No-change snapshots"). For a v0.1 snapshot the summary may also hold
 //! the `lstat` fields of the store's document of it, taken when the store last compared that
-//! document with the files; while they are unchanged the document is not read again.
+//! document with the files; while they are unchanged the document is not read again. They
+//! are bound to the entries by the entries' CRC-32: a cache whose entries are not the ones
+//! they were taken with (a summary copied from another cache, an entry changed under it) is
+//! no cache.
 //!
 //! **Racy entries** (git's "racy git" problem): a file written in the same timestamp tick as it
 //! was hashed could change again without its times changing. So an entry is only cached when
@@ -57,9 +62,10 @@ pub const MAGIC: [u8; 8] = *b"GNSTATC\0";
 /// (apply's check of an in-place workspace), whose blobs are not in the store, so those caches
 /// are dropped once (every file is read again on the next snapshot).
 /// 3 since 1 December 2026: a CRC-32 trailer instead of SHA-256, the executable bit per entry,
-/// and the summary in the header. 4 since 2 December 2026: the summary's document fields.
+/// and the summary in the header. 4 since 2 December 2026: the summary's document fields and
+/// their binding to the entries.
 pub const VERSION: u32 = 4;
-const HEADER: usize = 16 + 4 + 32 + 40;
+const HEADER: usize = 16 + 4 + 32 + 40 + 4;
 /// Bytes of one entry after its path: size, mtime, ctime, inode, device, blob, flags.
 const FIXED: usize = 5 * 8 + 32 + 1;
 const TRAILER: usize = 4;
@@ -263,6 +269,18 @@ fn read_key(f: &[u8]) -> StatKey {
     }
 }
 
+/// The CRC-32 of `header` then `entries` (the trailer), and of `entries` alone (the document
+/// binding), in one pass over the entries.
+fn checksums(header: &[u8], entries: &[u8]) -> (u32, u32) {
+    let mut e = crc32fast::Hasher::new();
+    e.update(entries);
+    let entries_crc = e.clone().finalize();
+    let mut whole = crc32fast::Hasher::new();
+    whole.update(header);
+    whole.combine(&e);
+    (whole.finalize(), entries_crc)
+}
+
 /// Nanoseconds since the Unix epoch, now.
 pub fn now_ns() -> i64 {
     std::time::SystemTime::now()
@@ -282,7 +300,7 @@ impl StatCache {
     /// Reads the cache at `path` in one go; a missing, unreadable or invalid cache (see the
     /// module documentation) is an empty one.
     pub fn load(path: &Path) -> StatCache {
-        let Ok(bytes) = std::fs::read(path) else {
+        let Ok(bytes) = crate::regular::read(path) else {
             return StatCache::default();
         };
         StatCache::from_bytes(bytes).unwrap_or_default()
@@ -300,11 +318,14 @@ impl StatCache {
             return None;
         }
         let (body, sum) = bytes.split_at(bytes.len() - TRAILER);
+        let (head, entries) = body.split_at(HEADER);
+        let (whole, entries_crc) = checksums(head, entries);
         if u32::from_le_bytes(body[8..12].try_into().ok()?) != VERSION
-            || crc32fast::hash(body).to_le_bytes()[..] != sum[..]
+            || whole.to_le_bytes()[..] != sum[..]
         {
             return None;
         }
+        let binding = u32::from_le_bytes(body[92..96].try_into().ok()?);
         let count = u32::from_le_bytes(body[12..16].try_into().ok()?) as usize;
         let flags = u32::from_le_bytes(body[16..20].try_into().ok()?);
         let identity = Digest::from_bytes(body[20..52].try_into().ok()?);
@@ -312,7 +333,10 @@ impl StatCache {
         if flags & !(HAS_IDENTITY | FOLD_FREE | HAS_DOCUMENT) != 0
             || (flags & HAS_IDENTITY == 0
                 && (flags != 0 || identity != Digest::from_bytes([0; 32])))
-            || (flags & HAS_DOCUMENT == 0 && body[52..92] != [0; 40])
+            || (flags & HAS_DOCUMENT == 0 && (body[52..92] != [0; 40] || binding != 0))
+            // Document fields are only those of these entries: a summary copied from another
+            // cache, or entries changed under it, make it no cache.
+            || (flags & HAS_DOCUMENT != 0 && binding != entries_crc)
         {
             return None;
         }
@@ -351,8 +375,9 @@ impl StatCache {
         })
     }
 
-    /// The header of the cache file (module documentation) for these entries and summary.
-    fn header(&self) -> [u8; HEADER] {
+    /// The header of the cache file (module documentation) for these entries and summary,
+    /// `entries_crc` being the CRC-32 of the entries.
+    fn header(&self, entries_crc: u32) -> [u8; HEADER] {
         let mut h = [0u8; HEADER];
         h[..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -367,6 +392,7 @@ impl StatCache {
                 let mut k = Vec::with_capacity(40);
                 write_key(&mut k, &doc);
                 h[52..92].copy_from_slice(&k);
+                h[92..96].copy_from_slice(&entries_crc.to_le_bytes());
             }
             h[16..20].copy_from_slice(&flags.to_le_bytes());
             h[20..52].copy_from_slice(s.identity.as_bytes());
@@ -376,10 +402,12 @@ impl StatCache {
 
     /// The bytes of the cache file (module documentation), entries sorted by path.
     pub fn encode(&self) -> Vec<u8> {
+        let entries = &self.bytes[HEADER..];
+        let header = self.header(crc32fast::hash(entries));
+        let (sum, _) = checksums(&header, entries);
         let mut out = Vec::with_capacity(self.bytes.len() + TRAILER);
-        out.extend_from_slice(&self.header());
-        out.extend_from_slice(&self.bytes[HEADER..]);
-        let sum = crc32fast::hash(&out);
+        out.extend_from_slice(&header);
+        out.extend_from_slice(entries);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
@@ -517,15 +545,13 @@ impl StatCache {
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
         let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-        let header = self.header();
         let body = &self.bytes[HEADER..];
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&header);
-        crc.update(body);
+        let header = self.header(crc32fast::hash(body));
+        let (sum, _) = checksums(&header, body);
         let out = tmp.as_file_mut();
         out.write_all(&header)?;
         out.write_all(body)?;
-        out.write_all(&crc.finalize().to_le_bytes())?;
+        out.write_all(&sum.to_le_bytes())?;
         tmp.as_file().sync_all()?;
         tmp.persist(path).map_err(|e| e.error)?;
         let _ = std::fs::remove_file(path.with_extension("json"));
@@ -534,257 +560,5 @@ impl StatCache {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> StatCache {
-        let mut b = Builder::with_capacity(0, 0);
-        for (i, p) in ["a", "dir/b.txt", "é/ü"].iter().enumerate() {
-            let stat = StatKey {
-                size: 10 + i as u64,
-                mtime_ns: -5 + i as i64,
-                ctime_ns: 1_700_000_000_123_456_789,
-                ino: u64::MAX - i as u64,
-                dev: 2049,
-            };
-            assert!(b.push(p, stat, Digest::of(p.as_bytes()), i == 1));
-        }
-        b.cache
-    }
-
-    #[test]
-    fn lookups_find_exact_entries_only() {
-        let c = sample();
-        let stat = |i: u64| StatKey {
-            size: 10 + i,
-            mtime_ns: -5 + i as i64,
-            ctime_ns: 1_700_000_000_123_456_789,
-            ino: u64::MAX - i,
-            dev: 2049,
-        };
-        assert_eq!(
-            c.lookup("dir/b.txt", &stat(1)),
-            Some(Digest::of(b"dir/b.txt"))
-        );
-        assert_eq!(c.lookup("dir/b.txt", &stat(2)), None);
-        assert_eq!(c.lookup("dir", &stat(1)), None);
-        let files: Vec<ScannedFile> = [
-            ("a", 0, false),
-            ("b", 1, false),
-            ("dir/b.txt", 1, true),
-            ("é/ü", 0, false),
-        ]
-        .iter()
-        .map(|(p, i, x)| ScannedFile {
-            path: WorkspacePath::new(*p).unwrap(),
-            executable: *x,
-            stat: stat(*i),
-        })
-        .collect();
-        assert_eq!(
-            c.lookup_sorted(&files),
-            vec![
-                Some(Digest::of(b"a")),
-                None,
-                Some(Digest::of(b"dir/b.txt")),
-                None
-            ]
-        );
-        // The executable bit is part of a match (a chmod changes ctime too, but the bit
-        // recorded is the one the node holds).
-        let mut flipped = files.clone();
-        flipped[0].executable = true;
-        flipped[2].executable = false;
-        assert_eq!(c.lookup_sorted(&flipped), vec![None; 4]);
-    }
-
-    /// `entries_unchanged` says what comparing `from_scan`'s cache with this one says.
-    #[test]
-    fn entries_unchanged_agrees_with_from_scan() {
-        let now = 10 * RACY_WINDOW_NS;
-        let file = |p: &str, ino: u64, young: bool| ScannedFile {
-            path: WorkspacePath::new(p).unwrap(),
-            executable: false,
-            stat: StatKey {
-                size: 2,
-                mtime_ns: if young { now } else { 1 },
-                ctime_ns: 1,
-                ino,
-                dev: 1,
-            },
-        };
-        let blob = Digest::of(b"x");
-        let base = [
-            file("a", 1, false),
-            file("b", 2, false),
-            file("c", 3, false),
-        ];
-        let cache = StatCache::from_scan(&base, &[(blob, 2); 3], now);
-        let check = |files: &[ScannedFile]| {
-            let hits: Vec<bool> = cache
-                .lookup_sorted(files)
-                .iter()
-                .map(Option::is_some)
-                .collect();
-            let fresh = StatCache::from_scan(files, &vec![(blob, 2); files.len()], now);
-            let fast = cache.entries_unchanged(files.iter().zip(hits).map(|(f, h)| (f, h, 2)), now);
-            assert_eq!(fast, fresh == cache, "{files:?}");
-            fast
-        };
-        assert!(check(&base));
-        // A young file the cache does not hold.
-        assert!(check(&[
-            base[0].clone(),
-            file("ab", 9, true),
-            base[1].clone(),
-            base[2].clone()
-        ]));
-        // A young file the cache holds (it was just rewritten), an old one changed, one gone,
-        // one new and old enough.
-        assert!(!check(&[
-            base[0].clone(),
-            file("b", 2, true),
-            base[2].clone()
-        ]));
-        assert!(!check(&[
-            base[0].clone(),
-            file("b", 7, false),
-            base[2].clone()
-        ]));
-        assert!(!check(&[base[0].clone(), base[2].clone()]));
-        assert!(!check(&[
-            base[0].clone(),
-            file("ab", 9, false),
-            base[1].clone(),
-            base[2].clone()
-        ]));
-    }
-
-    #[test]
-    fn a_cache_round_trips_through_its_exact_layout() {
-        let mut c = sample();
-        let bytes = c.encode();
-        // Header (92 bytes), three entries (paths "a", "dir/b.txt", "é/ü": 1, 9 and 5 bytes),
-        // trailer.
-        assert_eq!(bytes.len(), 92 + 3 * (4 + 73) + 1 + 9 + 5 + 4);
-        assert_eq!(&bytes[..16], b"GNSTATC\0\x04\0\0\0\x03\0\0\0");
-        // No summary: flags 0, identity and document fields zero.
-        assert_eq!(&bytes[16..92], &[0u8; 76]);
-        assert_eq!(&bytes[92..97], b"\x01\0\0\0a");
-        assert_eq!(&bytes[97..105], &10u64.to_le_bytes());
-        assert_eq!(&bytes[105..113], &(-5i64).to_le_bytes());
-        assert_eq!(&bytes[137..169], Digest::of(b"a").as_bytes());
-        // Flags of "a" (not executable), then "dir/b.txt" (executable).
-        assert_eq!(bytes[169], 0);
-        assert_eq!(bytes[170 + 4 + 9 + 72], 1);
-        let n = bytes.len();
-        // zlib's CRC-32 of the body ("123456789" gives the standard check value).
-        assert_eq!(crc32fast::hash(b"123456789"), 0xcbf4_3926);
-        assert_eq!(
-            &bytes[n - 4..],
-            &crc32fast::hash(&bytes[..n - 4]).to_le_bytes()
-        );
-        assert_eq!(StatCache::decode(&bytes), Some(c.clone()));
-        let id = Digest::of(b"snapshot");
-        c.set_summary(Some(Summary {
-            identity: id,
-            fold_free: true,
-            document: None,
-        }));
-        let bytes = c.encode();
-        assert_eq!(&bytes[16..20], &3u32.to_le_bytes());
-        assert_eq!(&bytes[20..52], id.as_bytes());
-        assert_eq!(&bytes[52..92], &[0u8; 40]);
-        let back = StatCache::decode(&bytes).unwrap();
-        assert_eq!(
-            back.summary().map(|s| (s.identity, s.fold_free)),
-            Some((id, true))
-        );
-        assert_ne!(back, sample());
-        let mut no_summary = back.clone();
-        no_summary.set_summary(None);
-        assert_eq!(no_summary, sample());
-        // With the document's fields: flag bit 2, and the five fields in order.
-        let doc = StatKey {
-            size: 651_322,
-            mtime_ns: 1_764_000_000_000_000_001,
-            ctime_ns: 1_764_000_000_000_000_002,
-            ino: 77,
-            dev: 2049,
-        };
-        c.set_summary(Some(Summary {
-            identity: id,
-            fold_free: false,
-            document: Some(doc),
-        }));
-        let bytes = c.encode();
-        assert_eq!(&bytes[16..20], &5u32.to_le_bytes());
-        assert_eq!(&bytes[52..60], &651_322u64.to_le_bytes());
-        assert_eq!(&bytes[60..68], &1_764_000_000_000_000_001i64.to_le_bytes());
-        assert_eq!(&bytes[68..76], &1_764_000_000_000_000_002i64.to_le_bytes());
-        assert_eq!(&bytes[76..84], &77u64.to_le_bytes());
-        assert_eq!(&bytes[84..92], &2049u64.to_le_bytes());
-        assert_eq!(
-            StatCache::decode(&bytes)
-                .unwrap()
-                .summary()
-                .unwrap()
-                .document,
-            Some(doc)
-        );
-    }
-
-    #[test]
-    fn another_version_or_a_damaged_cache_is_empty() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("c.bin");
-        sample().save(&p).unwrap();
-        assert_eq!(StatCache::load(&p), sample());
-        let good = std::fs::read(&p).unwrap();
-        let mut damaged: Vec<(&str, Vec<u8>)> = vec![
-            ("empty", Vec::new()),
-            ("truncated", good[..good.len() - 1].to_vec()),
-            ("header only", good[..16].to_vec()),
-            (
-                "json of v0.1",
-                br#"{"schema":"genesis/stat-cache-v0.1","entries":[]}"#.to_vec(),
-            ),
-        ];
-        // With the checksum right: version 3 (no document fields), a count past the entries,
-        // an unknown summary flag, the document's flag alone, an identity or document fields
-        // without their flag, an unknown entry flag, the first path sorting after the second.
-        let body = &good[..good.len() - 4];
-        let resum = |what: &'static str, at: usize, byte: u8| {
-            let mut b = body.to_vec();
-            b[at] = byte;
-            let sum = crc32fast::hash(&b);
-            b.extend_from_slice(&sum.to_le_bytes());
-            (what, b)
-        };
-        damaged.push(resum("version 3", 8, 3));
-        damaged.push(resum("count too large", 12, 4));
-        damaged.push(resum("unknown summary flag", 16, 8));
-        damaged.push(resum("document flag without the identity's", 16, 4));
-        damaged.push(resum("identity without its flag", 30, 1));
-        damaged.push(resum("document fields without their flag", 60, 1));
-        damaged.push(resum("unknown entry flag", 169, 2));
-        damaged.push(resum("paths out of order", 96, b'z'));
-        let mut flipped = good.clone();
-        flipped[96] ^= 1;
-        damaged.push(("a path byte flipped", flipped));
-        for (what, bytes) in damaged {
-            std::fs::write(&p, &bytes).unwrap();
-            assert!(StatCache::load(&p).is_empty(), "{what}");
-        }
-        assert!(StatCache::load(&d.path().join("absent.bin")).is_empty());
-    }
-
-    #[test]
-    fn saving_removes_the_json_cache_beside_it() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::write(d.path().join("k.json"), b"{}").unwrap();
-        sample().save(&d.path().join("k.bin")).unwrap();
-        assert!(!d.path().join("k.json").exists());
-        assert_eq!(StatCache::load(&d.path().join("k.bin")), sample());
-    }
-}
+#[path = "statcache_tests.rs"]
+mod tests;

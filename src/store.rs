@@ -314,7 +314,7 @@ impl Store {
     /// something else; [`StoreError::Io`] on read failure.
     pub fn read_object(&self, digest: &Digest) -> Result<Vec<u8>, StoreError> {
         let path = self.object_path(digest);
-        let data = match std::fs::read(&path) {
+        let data = match crate::regular::read(&path) {
             Ok(d) => d,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(StoreError::Missing {
@@ -535,7 +535,7 @@ impl Store {
         let mut exec_bytes = serde_json::to_vec_pretty(&exec).expect("serialisable");
         exec_bytes.push(b'\n');
         let exec_name = format!("{id}.exec.json");
-        let current = std::fs::read(dir.join(&exec_name)).ok();
+        let current = crate::regular::read(&dir.join(&exec_name)).ok();
         if current.as_deref() != Some(&exec_bytes[..]) {
             write_atomic(&dir, &exec_name, &exec_bytes)?;
         }
@@ -545,7 +545,7 @@ impl Store {
         }
         // The fields are those of the file compared, taken before it is read: a document
         // changed or replaced meanwhile has other fields, so it is read again next time.
-        let same = std::fs::File::open(&doc_path).and_then(|mut f| {
+        let same = crate::regular::open(&doc_path).and_then(|mut f| {
             let fields = StatKey::of(&f.metadata()?);
             Ok((snapshot.reads_as_json_pretty(&mut f)?, fields))
         });
@@ -590,7 +590,7 @@ impl Store {
         identity: &Digest,
     ) -> Result<(Snapshot, BTreeSet<WorkspacePath>), StoreError> {
         let path = self.snapshot_path(identity);
-        let data = match std::fs::read(&path) {
+        let data = match crate::regular::read(&path) {
             Ok(d) => d,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.is_tree_node(identity) => {
                 return self.read_tree(identity);
@@ -622,7 +622,7 @@ impl Store {
             });
         }
         let exec_path = self.exec_path(identity);
-        let executable = match std::fs::read(&exec_path) {
+        let executable = match crate::regular::read(&exec_path) {
             Ok(bytes) => {
                 #[derive(serde::Deserialize)]
                 struct Exec {

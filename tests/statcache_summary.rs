@@ -232,8 +232,8 @@ fn a_damaged_entry_under_a_right_summary_is_caught_for_v0_1() {
     let bytes = std::fs::read(&cache).unwrap();
     let mut body = bytes[..bytes.len() - 4].to_vec();
     // The first entry: path length, path, five 8-byte fields, then its blob.
-    let len = u32::from_le_bytes(body[92..96].try_into().unwrap()) as usize;
-    body[96 + len + 40] ^= 1;
+    let len = u32::from_le_bytes(body[96..100].try_into().unwrap()) as usize;
+    body[100 + len + 40] ^= 1;
     let sum = crc32fast::hash(&body);
     body.extend_from_slice(&sum.to_le_bytes());
     std::fs::write(&cache, &body).unwrap();
@@ -286,4 +286,86 @@ fn the_summary_keeps_the_v0_1_documents_fields_and_an_edit_is_still_noticed() {
     assert_eq!(snap(&store, &ws).snapshot.identity(), first);
     let kept = StatCache::load(&cache).summary().unwrap();
     assert_eq!((kept.identity, kept.document), (first, None));
+}
+
+/// The cache's bytes with the checksum made right again after `edit`.
+fn resummed(path: &Path, edit: impl FnOnce(&mut Vec<u8>)) {
+    let bytes = std::fs::read(path).unwrap();
+    let mut body = bytes[..bytes.len() - 4].to_vec();
+    edit(&mut body);
+    let sum = crc32fast::hash(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    std::fs::write(path, &body).unwrap();
+}
+
+/// Reviewer, session 9: with the document's fields kept (so the document is not read), an
+/// entry's blob replaced by another's, or the whole summary of another cache copied in (the
+/// checksum made right again each time), still gives the files' own snapshot: the fields are
+/// bound to the entries they were taken with.
+#[test]
+fn document_fields_do_not_outlive_their_entries() {
+    let (_d, ws, store) = aged(20);
+    let first = snap(&store, &ws).snapshot.identity();
+    age();
+    snap(&store, &ws);
+    let cache = store.stat_cache_path(&ws);
+    let a = std::fs::read(&cache).unwrap();
+    assert_eq!(a[16] & 4, 4, "the document's fields are kept");
+    // The second entry's blob over the first's.
+    resummed(&cache, |body| {
+        let len = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().unwrap()) as usize;
+        let first_blob = 96 + 4 + len(96) + 40;
+        let second = 96 + 4 + len(96) + 73;
+        let second_blob = second + 4 + len(second) + 40;
+        let blob = body[second_blob..second_blob + 32].to_vec();
+        body[first_blob..first_blob + 32].copy_from_slice(&blob);
+    });
+    let o = snap(&store, &ws);
+    assert_eq!(o.snapshot.identity(), first);
+    let truth = snapshot_dir(&ws, &SnapshotOptions::default()).unwrap();
+    assert_eq!(o.snapshot.files(), truth.snapshot.files());
+    // Another state of the tree, its fields kept too; then the first cache's summary copied
+    // over the second's.
+    std::fs::write(
+        ws.join("d00/f00003.txt"),
+        b"other
+",
+    )
+    .unwrap();
+    age();
+    let second = snap(&store, &ws).snapshot.identity();
+    age();
+    snap(&store, &ws);
+    assert_eq!(std::fs::read(&cache).unwrap()[16] & 4, 4);
+    resummed(&cache, |body| body[16..96].copy_from_slice(&a[16..96]));
+    let o = snap(&store, &ws);
+    assert_eq!(o.snapshot.identity(), second);
+    assert_eq!(o.snapshot.identity(), cold(&ws));
+}
+
+/// Reviewer, session 9: a snapshot that fails on a damaged stored document still leaves the
+/// stat cache of the files it read, so once the document is removed the next snapshot reads
+/// none of them again (the document is written anew).
+#[test]
+fn a_store_error_keeps_the_stat_cache() {
+    let (d, ws, store) = aged(20);
+    let first = snap(&store, &ws).snapshot.identity();
+    let doc = d.path().join(format!("store/snapshots/{first}.json"));
+    let clean = std::fs::read_to_string(&doc).unwrap();
+    let at = clean.find("\"blob\": \"").unwrap() + 9;
+    let mut edited = clean.clone().into_bytes();
+    edited[at] = if edited[at] == b'0' { b'1' } else { b'0' };
+    std::fs::write(&doc, &edited).unwrap();
+    assert!(
+        store
+            .snapshot_into(&ws, &SnapshotOptions::default())
+            .is_err()
+    );
+    std::fs::remove_file(&doc).unwrap();
+    let o = snap(&store, &ws);
+    assert_eq!(
+        (o.snapshot.identity(), o.hashed, o.from_cache),
+        (first, 0, 20)
+    );
+    assert_eq!(std::fs::read_to_string(&doc).unwrap(), clean);
 }

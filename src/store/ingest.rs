@@ -138,7 +138,15 @@ impl Store {
             Err(e) if retry && Store::cache_gave_wrong_identity(&e, snapshot.format()) => {
                 return Ok(None);
             }
-            r => r?,
+            Err(e) => {
+                // The files were read and their blobs stored: the cache still holds, so the
+                // next snapshot does not read them all again (reviewer, session 9).
+                if let Some(p) = pending {
+                    p.finish(snapshot, None);
+                }
+                return Err(e.into());
+            }
+            Ok(document) => document,
         };
         if let Some(p) = pending {
             // The document's fields are kept only once it is older than the racy window:

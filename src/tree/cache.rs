@@ -115,7 +115,7 @@ impl TreeCache {
     /// Reads the cache at `path` in one go; a missing, unreadable or invalid cache (see the
     /// module documentation) is an empty one.
     pub fn load(path: &Path) -> TreeCache {
-        std::fs::read(path)
+        crate::regular::read(path)
             .ok()
             .and_then(|b| TreeCache::decode(&b))
             .unwrap_or_default()
