@@ -227,9 +227,11 @@ impl Store {
         if !dir.is_dir() {
             return Err(StoreError::NotFound(dir.into()));
         }
-        let current = match std::fs::read_to_string(dir.join("format")) {
-            Ok(s) if s == FORMAT_LINE => true,
-            Ok(s) if s == FORMAT_LINE_RAW || s == FORMAT_LINE_ZSTD => false,
+        // Read without blocking: a FIFO in its place is no store, not a wait (reviewer).
+        let format = crate::regular::read(&dir.join("format")).map(String::from_utf8);
+        let current = match format {
+            Ok(Ok(s)) if s == FORMAT_LINE => true,
+            Ok(Ok(s)) if s == FORMAT_LINE_RAW || s == FORMAT_LINE_ZSTD => false,
             _ => return Err(StoreError::NotAStore(dir.into())),
         };
         Ok(Store {

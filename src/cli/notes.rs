@@ -50,7 +50,8 @@ pub fn report_skipped(
     let key = store.map(|s| (s.join(WARNED_FILE), set_key(root, skipped)));
     let remembered = key
         .as_ref()
-        .and_then(|(file, _)| std::fs::read_to_string(file).ok())
+        .and_then(|(file, _)| genesis::regular::read(file).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
         .unwrap_or_default();
     let seen = key
         .as_ref()

@@ -46,6 +46,11 @@ pub(crate) struct PendingCache {
 }
 
 impl PendingCache {
+    /// Whether writing it needs the snapshot's fold check (for the summary it sets).
+    pub fn needs_fold_check(&self) -> bool {
+        self.summarise
+    }
+
     /// The document fields of the cache's summary, when that summary is of the snapshot
     /// `identity` (see [`crate::statcache::Summary::document`]).
     pub fn known_document(&self, identity: &Digest) -> Option<crate::statcache::StatKey> {

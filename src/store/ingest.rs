@@ -128,10 +128,16 @@ impl Store {
         let known = pending
             .as_ref()
             .and_then(|p| p.known_document(&snapshot.identity()));
-        // The fold check (which the summary records and `genesis snapshot` reports) on one
-        // thread while the snapshot is written on the other.
+        // The fold check, when the summary written below records it, on one thread while the
+        // snapshot is written on the other (otherwise only a caller that reports collisions
+        // makes it: `genesis -q snapshot` does not).
+        let fold = pending.as_ref().is_some_and(|p| p.needs_fold_check());
         let (_, written) = rayon::join(
-            || drop(snapshot.fold_collisions()),
+            || {
+                if fold {
+                    drop(snapshot.fold_collisions());
+                }
+            },
             || self.write_snapshot_known(snapshot, &outcome.executable, known.as_ref()),
         );
         let document = match written {
