@@ -269,16 +269,20 @@ fn read_key(f: &[u8]) -> StatKey {
     }
 }
 
-/// The CRC-32 of `header` then `entries` (the trailer), and of `entries` alone (the document
-/// binding), in one pass over the entries.
-fn checksums(header: &[u8], entries: &[u8]) -> (u32, u32) {
-    let mut e = crc32fast::Hasher::new();
-    e.update(entries);
-    let entries_crc = e.clone().finalize();
+/// The CRC-32 of `header` then the entries whose CRC state is `entries` (the trailer): the
+/// entries are hashed once, for their own CRC (the document binding) and for the trailer.
+fn trailer(header: &[u8], entries: &crc32fast::Hasher) -> u32 {
     let mut whole = crc32fast::Hasher::new();
     whole.update(header);
-    whole.combine(&e);
-    (whole.finalize(), entries_crc)
+    whole.combine(entries);
+    whole.finalize()
+}
+
+/// The CRC state of `entries`.
+fn crc_of(entries: &[u8]) -> crc32fast::Hasher {
+    let mut e = crc32fast::Hasher::new();
+    e.update(entries);
+    e
 }
 
 /// Nanoseconds since the Unix epoch, now.
@@ -319,7 +323,9 @@ impl StatCache {
         }
         let (body, sum) = bytes.split_at(bytes.len() - TRAILER);
         let (head, entries) = body.split_at(HEADER);
-        let (whole, entries_crc) = checksums(head, entries);
+        let entries_state = crc_of(entries);
+        let entries_crc = entries_state.clone().finalize();
+        let whole = trailer(head, &entries_state);
         if u32::from_le_bytes(body[8..12].try_into().ok()?) != VERSION
             || whole.to_le_bytes()[..] != sum[..]
         {
@@ -400,14 +406,20 @@ impl StatCache {
         h
     }
 
+    /// The header and trailer of the cache file, the entries hashed once.
+    fn header_and_trailer(&self) -> ([u8; HEADER], u32) {
+        let entries = crc_of(&self.bytes[HEADER..]);
+        let header = self.header(entries.clone().finalize());
+        let sum = trailer(&header, &entries);
+        (header, sum)
+    }
+
     /// The bytes of the cache file (module documentation), entries sorted by path.
     pub fn encode(&self) -> Vec<u8> {
-        let entries = &self.bytes[HEADER..];
-        let header = self.header(crc32fast::hash(entries));
-        let (sum, _) = checksums(&header, entries);
+        let (header, sum) = self.header_and_trailer();
         let mut out = Vec::with_capacity(self.bytes.len() + TRAILER);
         out.extend_from_slice(&header);
-        out.extend_from_slice(entries);
+        out.extend_from_slice(&self.bytes[HEADER..]);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
@@ -545,12 +557,10 @@ impl StatCache {
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
         let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-        let body = &self.bytes[HEADER..];
-        let header = self.header(crc32fast::hash(body));
-        let (sum, _) = checksums(&header, body);
+        let (header, sum) = self.header_and_trailer();
         let out = tmp.as_file_mut();
         out.write_all(&header)?;
-        out.write_all(body)?;
+        out.write_all(&self.bytes[HEADER..])?;
         out.write_all(&sum.to_le_bytes())?;
         tmp.as_file().sync_all()?;
         tmp.persist(path).map_err(|e| e.error)?;
