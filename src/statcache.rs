@@ -13,7 +13,10 @@
 //!          document fields: size u64, mtime_ns i64, ctime_ns i64, inode u64, device u64 of
 //!          the store's v0.1 document of that snapshot (40 bytes; zero when bit 2 is clear),
 //!          document binding u32: the CRC-32 of the entries (every byte from the end of the
-//!          header to the trailer) when bit 2 is set, else zero
+//!          header to the trailer) when bit 2 is set, else zero,
+//!          generation (16 bytes): a UUIDv7 (RFC 9562: time and random bits) made when these
+//!          entries were, so that it names them (kept while only the summary changes); what
+//!          the recent snapshots beside the cache are keyed by ([`recent`])
 //! entries  path length u32, path (UTF-8 workspace path), size u64, mtime_ns i64, ctime_ns i64,
 //!          inode u64, device u64, blob (32 bytes of SHA-256), flags u8 (bit 0: the owner's
 //!          executable bit)
@@ -52,6 +55,8 @@ use std::path::{Path, PathBuf};
 use crate::hash::Digest;
 use crate::path::WorkspacePath;
 
+pub mod recent;
+
 /// Entries younger than this (nanoseconds) before the snapshot started are not cached.
 pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
 
@@ -63,9 +68,9 @@ pub const MAGIC: [u8; 8] = *b"GNSTATC\0";
 /// are dropped once (every file is read again on the next snapshot).
 /// 3 since 1 December 2026: a CRC-32 trailer instead of SHA-256, the executable bit per entry,
 /// and the summary in the header. 4 since 2 December 2026: the summary's document fields and
-/// their binding to the entries.
-pub const VERSION: u32 = 4;
-const HEADER: usize = 16 + 4 + 32 + 40 + 4;
+/// their binding to the entries. 5 since 2 December 2026: the generation.
+pub const VERSION: u32 = 5;
+const HEADER: usize = 16 + 4 + 32 + 40 + 4 + 16;
 /// Bytes of one entry after its path: size, mtime, ctime, inode, device, blob, flags.
 const FIXED: usize = 5 * 8 + 32 + 1;
 const TRAILER: usize = 4;
@@ -104,7 +109,7 @@ impl ScannedFile {
 
 /// The `lstat` fields that say a file is unchanged since it was last hashed: size,
 /// modification and status-change times in nanoseconds, inode and device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StatKey {
     /// Size in bytes.
     pub size: u64,
@@ -172,6 +177,9 @@ pub struct StatCache {
     starts: Vec<usize>,
     /// What the entries make as a snapshot, when a snapshot of exactly these files set it.
     summary: Option<Summary>,
+    /// The generation of these entries (module docs); zero for the empty cache that stands
+    /// for a missing or invalid file.
+    generation: [u8; 16],
 }
 
 impl Default for StatCache {
@@ -180,6 +188,7 @@ impl Default for StatCache {
             bytes: vec![0; HEADER],
             starts: Vec::new(),
             summary: None,
+            generation: [0; 16],
         }
     }
 }
@@ -222,6 +231,7 @@ impl Builder {
                 bytes,
                 starts: Vec::with_capacity(entries),
                 summary: None,
+                generation: *uuid::Uuid::now_v7().as_bytes(),
             },
         }
     }
@@ -336,6 +346,7 @@ impl StatCache {
         let flags = u32::from_le_bytes(body[16..20].try_into().ok()?);
         let identity = Digest::from_bytes(body[20..52].try_into().ok()?);
         let document = read_key(&body[52..92]);
+        let generation: [u8; 16] = body[96..112].try_into().ok()?;
         if flags & !(HAS_IDENTITY | FOLD_FREE | HAS_DOCUMENT) != 0
             || (flags & HAS_IDENTITY == 0
                 && (flags != 0 || identity != Digest::from_bytes([0; 32])))
@@ -378,6 +389,7 @@ impl StatCache {
             bytes,
             starts,
             summary,
+            generation,
         })
     }
 
@@ -403,6 +415,7 @@ impl StatCache {
             h[16..20].copy_from_slice(&flags.to_le_bytes());
             h[20..52].copy_from_slice(s.identity.as_bytes());
         }
+        h[96..112].copy_from_slice(&self.generation);
         h
     }
 
@@ -534,6 +547,12 @@ impl StatCache {
             }
         }
         kept == self.starts.len()
+    }
+
+    /// The generation of the entries (16 bytes, module docs): `None` for the empty cache that
+    /// stands for a missing or invalid file.
+    pub fn generation(&self) -> Option<[u8; 16]> {
+        (self.generation != [0; 16]).then_some(self.generation)
     }
 
     /// Number of entries.

@@ -129,19 +129,25 @@ fn entries_unchanged_agrees_with_from_scan() {
 fn a_cache_round_trips_through_its_exact_layout() {
     let mut c = sample();
     let bytes = c.encode();
-    // Header (96 bytes), three entries (paths "a", "dir/b.txt", "é/ü": 1, 9 and 5 bytes),
+    // Header (112 bytes), three entries (paths "a", "dir/b.txt", "é/ü": 1, 9 and 5 bytes),
     // trailer.
-    assert_eq!(bytes.len(), 96 + 3 * (4 + 73) + 1 + 9 + 5 + 4);
-    assert_eq!(&bytes[..16], b"GNSTATC\0\x04\0\0\0\x03\0\0\0");
+    assert_eq!(bytes.len(), 112 + 3 * (4 + 73) + 1 + 9 + 5 + 4);
+    assert_eq!(&bytes[..16], b"GNSTATC\0\x05\0\0\0\x03\0\0\0");
     // No summary: flags 0, identity, document fields and binding zero.
     assert_eq!(&bytes[16..96], &[0u8; 80]);
-    assert_eq!(&bytes[96..101], b"\x01\0\0\0a");
-    assert_eq!(&bytes[101..109], &10u64.to_le_bytes());
-    assert_eq!(&bytes[109..117], &(-5i64).to_le_bytes());
-    assert_eq!(&bytes[141..173], Digest::of(b"a").as_bytes());
+    // The generation: a UUIDv7 (version nibble 7), the one the cache was built with.
+    assert_eq!(bytes[96 + 6] >> 4, 7);
+    assert_eq!(
+        c.generation().map(|g| g.to_vec()),
+        Some(bytes[96..112].to_vec())
+    );
+    assert_eq!(&bytes[112..117], b"\x01\0\0\0a");
+    assert_eq!(&bytes[117..125], &10u64.to_le_bytes());
+    assert_eq!(&bytes[125..133], &(-5i64).to_le_bytes());
+    assert_eq!(&bytes[157..189], Digest::of(b"a").as_bytes());
     // Flags of "a" (not executable), then "dir/b.txt" (executable).
-    assert_eq!(bytes[173], 0);
-    assert_eq!(bytes[174 + 4 + 9 + 72], 1);
+    assert_eq!(bytes[189], 0);
+    assert_eq!(bytes[190 + 4 + 9 + 72], 1);
     let n = bytes.len();
     // zlib's CRC-32 of the body ("123456789" gives the standard check value).
     assert_eq!(crc32fast::hash(b"123456789"), 0xcbf4_3926);
@@ -192,7 +198,7 @@ fn a_cache_round_trips_through_its_exact_layout() {
     // Bound to the entries: their CRC-32.
     assert_eq!(
         &bytes[92..96],
-        &crc32fast::hash(&bytes[96..n - 4]).to_le_bytes()
+        &crc32fast::hash(&bytes[112..n - 4]).to_le_bytes()
     );
     assert_eq!(
         StatCache::decode(&bytes)
@@ -232,16 +238,17 @@ fn another_version_or_a_damaged_cache_is_empty() {
         (what, b)
     };
     damaged.push(resum("version 3", 8, 3));
+    damaged.push(resum("version 4", 8, 4));
     damaged.push(resum("count too large", 12, 4));
     damaged.push(resum("unknown summary flag", 16, 8));
     damaged.push(resum("document flag without the identity's", 16, 4));
     damaged.push(resum("identity without its flag", 30, 1));
     damaged.push(resum("document fields without their flag", 60, 1));
     damaged.push(resum("a binding without the document flag", 93, 1));
-    damaged.push(resum("unknown entry flag", 173, 2));
-    damaged.push(resum("paths out of order", 100, b'z'));
+    damaged.push(resum("unknown entry flag", 189, 2));
+    damaged.push(resum("paths out of order", 116, b'z'));
     let mut flipped = good.clone();
-    flipped[100] ^= 1;
+    flipped[116] ^= 1;
     damaged.push(("a path byte flipped", flipped));
     for (what, bytes) in damaged {
         std::fs::write(&p, &bytes).unwrap();
@@ -278,7 +285,7 @@ fn document_fields_are_bound_to_their_entries() {
     };
     // An entry's blob changed (the first entry's, after its path "a" and 40 bytes).
     let mut blob = good.clone();
-    blob[96 + 4 + 1 + 40] ^= 1;
+    blob[112 + 4 + 1 + 40] ^= 1;
     assert_eq!(StatCache::decode(&resum(blob)), None);
     // The summary of this cache over the entries of another.
     let mut other = Builder::with_capacity(0, 0);
@@ -293,7 +300,7 @@ fn document_fields_are_bound_to_their_entries() {
         ..c.summary().unwrap()
     }));
     let mut b = plain.encode();
-    b[96 + 4 + 1 + 40] ^= 1;
+    b[112 + 4 + 1 + 40] ^= 1;
     assert!(StatCache::decode(&resum(b)).is_some());
 }
 
@@ -304,4 +311,30 @@ fn saving_removes_the_json_cache_beside_it() {
     sample().save(&d.path().join("k.bin")).unwrap();
     assert!(!d.path().join("k.json").exists());
     assert_eq!(StatCache::load(&d.path().join("k.bin")), sample());
+}
+
+#[test]
+fn the_generation_names_the_entries() {
+    let (a, b) = (sample(), sample());
+    assert!(a.generation().is_some());
+    assert_ne!(a.generation(), b.generation(), "each build its own");
+    assert_eq!(a, b, "equal entries are equal caches");
+    // Kept through the file and through a change of the summary only.
+    let back = StatCache::decode(&a.encode()).unwrap();
+    assert_eq!(back.generation(), a.generation());
+    let mut summed = back.clone();
+    summed.set_summary(Some(Summary {
+        identity: Digest::of(b"s"),
+        fold_free: true,
+        document: None,
+    }));
+    let again = StatCache::decode(&summed.encode()).unwrap();
+    assert_eq!(again.generation(), a.generation());
+    // The empty cache that stands for no file has none.
+    assert_eq!(StatCache::default().generation(), None);
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(
+        StatCache::load(&d.path().join("absent.bin")).generation(),
+        None
+    );
 }

@@ -11,6 +11,8 @@
 //! snapshots/<identity>.json     v0.1 snapshot documents (pretty JSON, 004 #/$defs/snapshot)
 //! snapshots/<identity>.exec.json  {"executable": [paths…]} for that v0.1 snapshot
 //! statcache/<key>.bin           stat cache of one directory tree (see crate::statcache)
+//! statcache/<key>.tree          its tree cache (crate::tree::cache)
+//! statcache/<key>.recent        its recent snapshots (crate::statcache::recent)
 //! sessions/  journal/  tmp/     used by sessions and apply
 //! ```
 //!

@@ -40,7 +40,7 @@ fn unchanged_files_come_from_the_cache_and_changes_are_seen() {
         "{v}"
     );
     assert_eq!(v["identity"], first);
-    // The cache is one binary file (DESIGN section 3): magic, version 4, four entries.
+    // The cache is one binary file (DESIGN section 3): magic, version 5, four entries.
     let caches: Vec<_> = std::fs::read_dir(r.join(".genesis/statcache"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -48,7 +48,7 @@ fn unchanged_files_come_from_the_cache_and_changes_are_seen() {
     assert_eq!(caches.len(), 1, "{caches:?}");
     assert_eq!(caches[0].extension().unwrap(), "bin");
     let bytes = std::fs::read(&caches[0]).unwrap();
-    assert_eq!(&bytes[..16], b"GNSTATC\0\x04\0\0\0\x04\0\0\0");
+    assert_eq!(&bytes[..16], b"GNSTATC\0\x05\0\0\0\x04\0\0\0");
     // A damaged cache is an empty one: every file is read again, and the cache rewritten.
     let mut damaged = bytes.clone();
     damaged[20] ^= 1;
@@ -60,7 +60,15 @@ fn unchanged_files_come_from_the_cache_and_changes_are_seen() {
         "{v}"
     );
     assert_eq!(v["identity"], first);
-    assert_eq!(std::fs::read(&caches[0]).unwrap(), bytes);
+    // The same cache but for its generation (bytes 96..112), made anew with its entries.
+    let rewritten = std::fs::read(&caches[0]).unwrap();
+    assert_eq!(rewritten.len(), bytes.len());
+    assert_eq!(rewritten[..96], bytes[..96]);
+    assert_ne!(rewritten[96..112], bytes[96..112]);
+    assert_eq!(
+        rewritten[112..rewritten.len() - 4],
+        bytes[112..bytes.len() - 4]
+    );
     // Same size, new content, mtime set back to the old value: ctime still gives it away.
     let p = r.join("a.txt");
     let old = std::fs::metadata(&p).unwrap().modified().unwrap();

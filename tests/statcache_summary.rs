@@ -232,8 +232,8 @@ fn a_damaged_entry_under_a_right_summary_is_caught_for_v0_1() {
     let bytes = std::fs::read(&cache).unwrap();
     let mut body = bytes[..bytes.len() - 4].to_vec();
     // The first entry: path length, path, five 8-byte fields, then its blob.
-    let len = u32::from_le_bytes(body[96..100].try_into().unwrap()) as usize;
-    body[100 + len + 40] ^= 1;
+    let len = u32::from_le_bytes(body[112..116].try_into().unwrap()) as usize;
+    body[116 + len + 40] ^= 1;
     let sum = crc32fast::hash(&body);
     body.extend_from_slice(&sum.to_le_bytes());
     std::fs::write(&cache, &body).unwrap();
@@ -314,8 +314,8 @@ fn document_fields_do_not_outlive_their_entries() {
     // The second entry's blob over the first's.
     resummed(&cache, |body| {
         let len = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().unwrap()) as usize;
-        let first_blob = 96 + 4 + len(96) + 40;
-        let second = 96 + 4 + len(96) + 73;
+        let first_blob = 112 + 4 + len(112) + 40;
+        let second = 112 + 4 + len(112) + 73;
         let second_blob = second + 4 + len(second) + 40;
         let blob = body[second_blob..second_blob + 32].to_vec();
         body[first_blob..first_blob + 32].copy_from_slice(&blob);

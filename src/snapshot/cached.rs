@@ -7,6 +7,7 @@ use super::walk::{
     Hashing, ScanOutcome, ScannedFile, SnapshotError, SnapshotOptions, SnapshotOutcome, scan,
 };
 use super::*;
+use crate::statcache::recent::{self, RecentSnapshots};
 
 /// [`snapshot_dir`] with a chosen way to hash (the store uses it to copy blobs in while it
 /// hashes, reading each file once). Uses [`SnapshotOptions::stat_cache`], and rewrites it only
@@ -43,21 +44,42 @@ pub(crate) struct PendingCache {
     /// Whether its entries are exactly the snapshot's files (none was racy), so that the
     /// snapshot is their summary.
     summarise: bool,
+    /// For a v0.1 snapshot of the cache's entries plus a few files read, with the cache
+    /// unchanged: the recent snapshots beside it ([`crate::statcache::recent`]).
+    recent: Option<PendingRecent>,
+}
+
+/// The recent snapshots beside a stat cache, as a snapshot found them.
+struct PendingRecent {
+    /// Where they are kept (`<key>.recent` beside `<key>.bin`).
+    path: PathBuf,
+    /// As loaded.
+    snapshots: RecentSnapshots,
+    /// This snapshot's files, as they are keyed.
+    key: recent::Key,
+    /// The snapshot remembered for `key`, whose identity this snapshot took.
+    hit: Option<recent::Recent>,
 }
 
 impl PendingCache {
     /// Whether writing it needs the snapshot's fold check (for the summary it sets).
     pub fn needs_fold_check(&self) -> bool {
-        self.summarise
+        self.summarise || self.recent.as_ref().is_some_and(|r| r.hit.is_none())
     }
 
     /// The document fields of the cache's summary, when that summary is of the snapshot
     /// `identity` (see [`crate::statcache::Summary::document`]).
     pub fn known_document(&self, identity: &Digest) -> Option<crate::statcache::StatKey> {
+        let recent = self.recent.as_ref().and_then(|r| r.hit.as_ref());
         self.cache
             .summary()
             .filter(|s| s.identity == *identity)
             .and_then(|s| s.document)
+            .or_else(|| {
+                recent
+                    .filter(|r| r.identity == *identity)
+                    .and_then(|r| r.document)
+            })
     }
 
     /// Sets the summary (the snapshot's identity, fold check and `document`, the `lstat`
@@ -70,7 +92,11 @@ impl PendingCache {
             mut cache,
             mut changed,
             summarise,
+            recent,
         } = self;
+        if let Some(r) = recent {
+            r.finish(snapshot, document);
+        }
         let old = cache
             .summary()
             .filter(|s| s.identity == snapshot.identity());
@@ -88,6 +114,35 @@ impl PendingCache {
         }
         if changed {
             let _ = cache.save(&path);
+        }
+    }
+}
+
+impl PendingRecent {
+    /// Remembers `snapshot` (with `document`, the settled `lstat` fields of its stored
+    /// document) unless it is already remembered just so. One that cannot be written only
+    /// costs speed next time.
+    fn finish(self, snapshot: &Snapshot, document: Option<crate::statcache::StatKey>) {
+        let PendingRecent {
+            path,
+            mut snapshots,
+            key,
+            hit,
+        } = self;
+        let fold_free = match &hit {
+            Some(h) if h.identity == snapshot.identity() => h.fold_free,
+            _ => snapshot.fold_collisions().is_empty(),
+        };
+        let now = recent::Recent {
+            files: key.files,
+            read: key.read,
+            identity: snapshot.identity(),
+            fold_free,
+            document,
+        };
+        if hit.as_ref() != Some(&now) {
+            snapshots.record(key.generation, now);
+            let _ = snapshots.save(&path);
         }
     }
 }
@@ -119,6 +174,7 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
                 cache: std::mem::take(&mut cache),
                 changed: false,
                 summarise: false,
+                recent: None,
             });
         drop(cache);
         return Ok((summarised(scanned, blobs, summary), pending));
@@ -161,6 +217,11 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
                 crate::statcache::StatCache::from_scan(&scanned.files, &hashed, started),
             ))
         });
+    // The cache stays as it is and answered for every entry it has: the files are its
+    // entries plus those read, so a recent snapshot of the same may give the identity.
+    let recent = (fresh.is_none() && hashing.stores && cache.len() == from_cache)
+        .then(|| recent_of(opts, &cache, &scanned.files, &read))
+        .flatten();
     drop(cache);
     let executable = executable_of(&scanned.files);
     let n = scanned.files.len();
@@ -181,19 +242,13 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
             }
         })
         .collect();
-    let (snapshot, nodes_hashed) = snapshot_with_tree_cache(opts, hashed, &executable)?;
-    // The summary only when the cache holds every file (none was racy): then its entries are
-    // exactly this snapshot's files. Set when the cache is written ([`PendingCache::finish`]).
-    let pending = fresh.map(|(path, mut fresh)| {
-        let summarise = fresh.len() == n;
-        fresh.set_summary(None);
-        PendingCache {
-            path: path.clone(),
-            cache: fresh,
-            changed: true,
-            summarise,
-        }
-    });
+    let remembered = recent.as_ref().and_then(|r| r.hit.as_ref());
+    let identity_cached = remembered.is_some();
+    let (snapshot, nodes_hashed) = match remembered {
+        Some(r) => (Snapshot::from_summary(hashed, r.summary()), 0),
+        None => snapshot_with_tree_cache(opts, hashed, &executable)?,
+    };
+    let pending = pending_of(fresh, recent, &snapshot, n);
     let outcome = SnapshotOutcome {
         snapshot,
         executable,
@@ -202,6 +257,7 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
         from_cache,
         nodes_hashed,
         tracked_only: scanned.tracked_only,
+        identity_cached,
     };
     Ok((outcome, pending))
 }
@@ -283,7 +339,77 @@ fn summarised(
         from_cache: n,
         nodes_hashed: 0,
         tracked_only: scanned.tracked_only,
+        identity_cached: true,
     }
+}
+
+/// What a snapshot of `n` files leaves to write: the new stat cache `fresh` (the summary only
+/// when the cache holds every file, none racy: then its entries are exactly this snapshot's
+/// files; set when it is written, [`PendingCache::finish`]), else the `recent` snapshots of a
+/// v0.1 snapshot.
+fn pending_of(
+    fresh: Option<(&PathBuf, crate::statcache::StatCache)>,
+    recent: Option<PendingRecent>,
+    snapshot: &Snapshot,
+    n: usize,
+) -> Option<PendingCache> {
+    match fresh {
+        Some((path, mut fresh)) => {
+            let summarise = fresh.len() == n;
+            fresh.set_summary(None);
+            Some(PendingCache {
+                path: path.clone(),
+                cache: fresh,
+                changed: true,
+                summarise,
+                recent: None,
+            })
+        }
+        None => recent
+            .filter(|_| snapshot.format() == super::SnapshotFormat::V0_1)
+            .map(|r| PendingCache {
+                path: r.path.with_extension("bin"),
+                cache: crate::statcache::StatCache::default(),
+                changed: false,
+                summarise: false,
+                recent: Some(r),
+            }),
+    }
+}
+
+/// The recent snapshots beside the stat cache `cache` (loaded from
+/// [`SnapshotOptions::stat_cache`]) and the key of a snapshot of `files` that read `read`
+/// (sorted by index) and took every other file from `cache`: `None` when there is no such
+/// cache, or nothing or more than [`recent::MAX_READ`] files were read, or the files are too
+/// many for v0.1.
+fn recent_of(
+    opts: &SnapshotOptions,
+    cache: &crate::statcache::StatCache,
+    files: &[ScannedFile],
+    read: &[super::read::Hashed],
+) -> Option<PendingRecent> {
+    let generation = cache.generation()?;
+    let stat_cache = opts.stat_cache.as_deref()?;
+    if read.is_empty() || read.len() > recent::MAX_READ || files.len() > super::MAX_FILES {
+        return None;
+    }
+    let key = recent::Key {
+        generation,
+        files: u32::try_from(files.len()).ok()?,
+        read: read
+            .iter()
+            .map(|(i, (blob, bytes))| (files[*i].path.as_str().to_owned(), *blob, *bytes))
+            .collect(),
+    };
+    let path = stat_cache.with_extension("recent");
+    let snapshots = RecentSnapshots::load(&path);
+    let hit = snapshots.find(&key).cloned();
+    Some(PendingRecent {
+        path,
+        snapshots,
+        key,
+        hit,
+    })
 }
 
 /// The blob and size of each of `files` in order: its cached blob (`blobs[i]`) with the size

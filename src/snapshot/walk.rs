@@ -118,6 +118,11 @@ pub struct SnapshotOutcome {
     /// The files that are members only because git tracks them
     /// ([`ScanOutcome::tracked_only`]), sorted by path.
     pub tracked_only: Vec<WorkspacePath>,
+    /// Whether the identity came from the store's caches, not from serialising and hashing:
+    /// the stat cache's summary ([`crate::statcache::Summary`]), or a recent snapshot of the
+    /// same files ([`crate::statcache::recent`]). The store checks it when it writes the
+    /// snapshot (DESIGN §3).
+    pub identity_cached: bool,
 }
 
 use super::read::hash_content;

@@ -50,9 +50,10 @@ impl Store {
             Some(outcome) => outcome,
             None => {
                 // A cache gave an identity the files do not have (damaged, though its checksum
-                // matched): both are removed and the snapshot taken again, every file read.
+                // matched): the caches are removed and the snapshot taken again, every file read.
                 let _ = std::fs::remove_file(&stat_cache);
                 let _ = std::fs::remove_file(stat_cache.with_extension("tree"));
+                let _ = std::fs::remove_file(stat_cache.with_extension("recent"));
                 self.snapshot_into_once(root, &opts, &added, false)?
                     .expect("a snapshot without caches is not retried")
             }
