@@ -187,3 +187,28 @@ fn a_wrong_remembered_identity_is_caught() {
         "the base, A and B: nothing stored under a wrong name"
     );
 }
+
+/// A snapshot the store fails to write (its stored document is not JSON) is not remembered:
+/// the next one compares the document again and fails the same way until it is repaired.
+#[test]
+fn a_snapshot_the_store_refuses_is_not_remembered() {
+    let (d, ws, store) = aged(20);
+    let a = edit_and_snap(&store, &ws, "A\n").snapshot.identity();
+    let path = recent_path(&store, &ws);
+    assert!(!path.exists());
+    let doc = d.path().join(format!("store/snapshots/{a}.json"));
+    let clean = std::fs::read(&doc).unwrap();
+    std::fs::write(&doc, b"not json").unwrap();
+    for _ in 0..2 {
+        std::fs::write(ws.join("d00/f003.txt"), "A\n").unwrap();
+        let err = store
+            .snapshot_into(&ws, &SnapshotOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("{a}.json")), "{err}");
+        assert!(!path.exists(), "nothing remembered");
+    }
+    std::fs::write(&doc, &clean).unwrap();
+    assert!(!edit_and_snap(&store, &ws, "A\n").identity_cached);
+    assert!(edit_and_snap(&store, &ws, "A\n").identity_cached);
+}

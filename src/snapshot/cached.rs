@@ -82,6 +82,13 @@ impl PendingCache {
             })
     }
 
+    /// [`PendingCache::finish`] after the store failed to write `snapshot`: the stat cache of
+    /// the files read is kept (their blobs are stored), but no recent snapshot is remembered.
+    pub fn finish_failed(mut self, snapshot: &Snapshot) {
+        self.recent = None;
+        self.finish(snapshot, None);
+    }
+
     /// Sets the summary (the snapshot's identity, fold check and `document`, the `lstat`
     /// fields of its stored v0.1 document, settled) where the entries are the snapshot's
     /// files, and writes the cache if it changed. One that cannot be written only costs

@@ -149,7 +149,7 @@ impl Store {
                 // The files were read and their blobs stored: the cache still holds, so the
                 // next snapshot does not read them all again (reviewer, session 9).
                 if let Some(p) = pending {
-                    p.finish(snapshot, None);
+                    p.finish_failed(snapshot);
                 }
                 return Err(e.into());
             }
