@@ -517,23 +517,45 @@ impl Store {
         if !unchanged {
             std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         }
+        let mut doc_written = false;
         if !unchanged && (!self.has_object(&id) || doc_stat.is_none()) {
             // A new snapshot: its identity is checked against its files before anything is
-            // written under that name (one given by a stat cache's summary was never hashed).
-            let canonical = snapshot.canonical_v0_1().expect("v0.1 snapshot");
-            let computed = Digest::of(&canonical);
-            if computed != id {
-                return Err(StoreError::BadSnapshot {
-                    path: doc_path,
-                    source: SnapshotDocumentError::Identity {
-                        stated: id,
-                        computed,
-                    },
-                });
+            // written under that name (one given by a cache was never hashed here).
+            if snapshot.identity_given() {
+                let computed = crate::snapshot::snapshot_identity(snapshot.files());
+                if computed != id {
+                    return Err(StoreError::BadSnapshot {
+                        path: doc_path,
+                        source: SnapshotDocumentError::Identity {
+                            stated: id,
+                            computed,
+                        },
+                    });
+                }
             }
-            if !self.has_object(&id) {
-                self.write_object(&canonical)?;
-            }
+            // The canonical object (packed straight from the files) and the document, each
+            // on its own thread: both are serialised, compressed or written, and synced.
+            let object = !self.has_object(&id);
+            let (o, d) = rayon::join(
+                || {
+                    if object {
+                        self.put_object(&id, || packed::pack_v0_1(snapshot.files()))
+                    } else {
+                        Ok(())
+                    }
+                },
+                || {
+                    if doc_stat.is_none() {
+                        let doc = snapshot.to_json_pretty();
+                        write_atomic(&dir, &format!("{id}.json"), doc.as_bytes())
+                    } else {
+                        Ok(())
+                    }
+                },
+            );
+            o?;
+            d?;
+            doc_written = doc_stat.is_none();
         }
         let exec = serde_json::json!({ "executable": executable });
         let mut exec_bytes = serde_json::to_vec_pretty(&exec).expect("serialisable");
@@ -546,6 +568,10 @@ impl Store {
         if unchanged {
             // The document is the one found to be this snapshot's before, untouched since.
             return Ok(doc_stat);
+        }
+        if doc_written {
+            // Just written: inside the racy window, so its fields are not kept.
+            return Ok(None);
         }
         // The fields are those of the file compared, taken before it is read: a document
         // changed or replaced meanwhile has other fields, so it is read again next time.

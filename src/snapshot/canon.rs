@@ -22,10 +22,25 @@ const CHUNK: usize = 64 * 1024;
 /// when a size is past 2^53 (the caller then takes the generic serialiser, which writes such a
 /// number as a double does).
 pub(super) fn identity(files: &[SnapshotFile]) -> Option<Digest> {
+    let mut hasher = Hasher::new();
+    canonical_chunks(files, |chunk| hasher.update(chunk))?;
+    Some(hasher.finish())
+}
+
+/// The RFC 8785 bytes [`identity`] hashes, whole; `None` as there.
+pub(super) fn canonical(files: &[SnapshotFile]) -> Option<Vec<u8>> {
+    let paths: usize = files.iter().map(|f| f.path.as_str().len()).sum();
+    let mut out = Vec::with_capacity(80 + paths + files.len() * 120);
+    canonical_chunks(files, |chunk| out.extend_from_slice(chunk))?;
+    Some(out)
+}
+
+/// The RFC 8785 bytes of `{"files": files, "schema": SNAPSHOT_SCHEMA}` handed to `sink` in
+/// pieces of about [`CHUNK`] bytes, in order; `None` (nothing handed) when a size is past 2^53.
+fn canonical_chunks(files: &[SnapshotFile], mut sink: impl FnMut(&[u8])) -> Option<()> {
     if files.iter().any(|f| f.bytes > EXACT_INTEGER) {
         return None;
     }
-    let mut hasher = Hasher::new();
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 1024);
     buf.extend_from_slice(b"{\"files\":[");
     for (i, f) in files.iter().enumerate() {
@@ -40,15 +55,15 @@ pub(super) fn identity(files: &[SnapshotFile]) -> Option<Digest> {
         write_string(&mut buf, f.path.as_str());
         buf.push(b'}');
         if buf.len() >= CHUNK {
-            hasher.update(&buf);
+            sink(&buf);
             buf.clear();
         }
     }
     buf.extend_from_slice(b"],\"schema\":");
     write_string(&mut buf, SNAPSHOT_SCHEMA);
     buf.push(b'}');
-    hasher.update(&buf);
-    Some(hasher.finish())
+    sink(&buf);
+    Some(())
 }
 
 /// The v0.1 snapshot document exactly as `serde_json::to_string_pretty` writes it (members
@@ -267,6 +282,18 @@ mod tests {
                 "{} files",
                 files.len()
             );
+            // The bytes themselves are the generic serialiser's.
+            #[derive(serde::Serialize)]
+            struct Unnamed<'a> {
+                schema: &'static str,
+                files: &'a [SnapshotFile],
+            }
+            let want = crate::hash::canonical_json(&Unnamed {
+                schema: SNAPSHOT_SCHEMA,
+                files,
+            })
+            .unwrap();
+            assert_eq!(canonical(files), Some(want), "{} files", files.len());
         }
         // The exact bytes, written out by hand.
         assert_eq!(

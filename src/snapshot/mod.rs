@@ -157,6 +157,8 @@ pub struct Snapshot {
     tree: Option<Arc<crate::tree::BuiltTree>>,
     /// [`Snapshot::fold_collisions`], once computed (or known from a stat cache's summary).
     fold: std::sync::OnceLock<Vec<Vec<String>>>,
+    /// [`Snapshot::identity_given`].
+    identity_given: bool,
 }
 
 impl PartialEq for Snapshot {
@@ -255,6 +257,7 @@ impl Snapshot {
             format: SnapshotFormat::V0_1,
             tree: None,
             fold: std::sync::OnceLock::new(),
+            identity_given: false,
         })
     }
 
@@ -298,6 +301,7 @@ impl Snapshot {
                 format: SnapshotFormat::V0_1,
                 tree: None,
                 fold: std::sync::OnceLock::new(),
+                identity_given: false,
             });
         }
         let built = crate::tree::build_with(
@@ -312,6 +316,7 @@ impl Snapshot {
             format: SnapshotFormat::V0_2,
             tree: Some(Arc::new(built)),
             fold: std::sync::OnceLock::new(),
+            identity_given: false,
         })
     }
 
@@ -339,6 +344,7 @@ impl Snapshot {
             files,
             tree: None,
             fold,
+            identity_given: true,
         }
     }
 
@@ -360,6 +366,7 @@ impl Snapshot {
             format: SnapshotFormat::V0_2,
             tree: Some(Arc::new(nodes)),
             fold: std::sync::OnceLock::new(),
+            identity_given: false,
         })
     }
 
@@ -375,6 +382,7 @@ impl Snapshot {
             format: SnapshotFormat::V0_2,
             tree: None,
             fold: std::sync::OnceLock::new(),
+            identity_given: false,
         }
     }
 
@@ -437,106 +445,6 @@ impl Snapshot {
     /// The empty snapshot (identity of `{"files":[],"schema":…}`).
     pub fn empty() -> Self {
         Snapshot::from_files(Vec::new()).expect("empty snapshot is valid")
-    }
-
-    /// Parses and checks a snapshot document (JSON bytes).
-    ///
-    /// # Errors
-    /// A [`SnapshotDocumentError`] naming the field: bad JSON, a duplicated member name, wrong
-    /// schema, unsorted or duplicate paths, invalid paths, limits, or an identity that does not
-    /// match the files.
-    pub fn from_json(bytes: &[u8]) -> Result<Self, SnapshotDocumentError> {
-        let doc: SnapshotJson = crate::json::from_slice(bytes).map_err(|e| match e {
-            crate::json::JsonError::Duplicate(d) => SnapshotDocumentError::DuplicateKey(d),
-            other => SnapshotDocumentError::Json(other.to_string()),
-        })?;
-        if doc.schema != SNAPSHOT_SCHEMA {
-            return Err(SnapshotDocumentError::Schema(doc.schema));
-        }
-        check_limits(&doc.files)?;
-        check_order(&doc.files)?;
-        let computed = snapshot_identity(&doc.files);
-        if computed != doc.identity {
-            return Err(SnapshotDocumentError::Identity {
-                stated: doc.identity,
-                computed,
-            });
-        }
-        Ok(Snapshot {
-            identity: computed,
-            files: doc.files,
-            format: SnapshotFormat::V0_1,
-            tree: None,
-            fold: std::sync::OnceLock::new(),
-        })
-    }
-
-    /// Parses what [`Snapshot::to_value_with`] gives (what `genesis snapshot` prints): a v0.1
-    /// snapshot document ([`Snapshot::from_json`]; no executable bits), or the listing of a
-    /// v0.2 tree (`{"schema": "genesis/tree-v0.2", "identity", "files": [{"path", "blob",
-    /// "bytes", "executable"}…]}`, `schemas/tree-listing-v0.2.schema.json`), whose files must
-    /// build the nodes ([`crate::tree::build`]) whose root is the stated identity. Returns the
-    /// snapshot and its executable bits.
-    ///
-    /// # Errors
-    /// As [`Snapshot::from_json`]; for a listing, [`SnapshotDocumentError::Order`] and
-    /// [`SnapshotDocumentError::Identity`] (the files build another root).
-    pub fn from_listing_json(
-        bytes: &[u8],
-    ) -> Result<(Self, BTreeSet<WorkspacePath>), SnapshotDocumentError> {
-        #[derive(serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Listed {
-            path: WorkspacePath,
-            blob: Digest,
-            bytes: u64,
-            executable: bool,
-        }
-        #[derive(serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Listing {
-            /// Checked before (`genesis/tree-v0.2`).
-            #[serde(rename = "schema")]
-            _schema: String,
-            identity: Digest,
-            files: Vec<Listed>,
-        }
-        let json_error = |e| match e {
-            crate::json::JsonError::Duplicate(d) => SnapshotDocumentError::DuplicateKey(d),
-            other => SnapshotDocumentError::Json(other.to_string()),
-        };
-        let value: serde_json::Value = crate::json::from_slice(bytes).map_err(json_error)?;
-        if value.get("schema").and_then(serde_json::Value::as_str) != Some(crate::tree::TREE_SCHEMA)
-        {
-            return Snapshot::from_json(bytes).map(|s| (s, BTreeSet::new()));
-        }
-        let doc: Listing = serde_json::from_value(value)
-            .map_err(|e| SnapshotDocumentError::Json(e.to_string()))?;
-        let executable: BTreeSet<WorkspacePath> = doc
-            .files
-            .iter()
-            .filter(|f| f.executable)
-            .map(|f| f.path.clone())
-            .collect();
-        let files: Vec<SnapshotFile> = doc
-            .files
-            .into_iter()
-            .map(|f| SnapshotFile {
-                path: f.path,
-                blob: f.blob,
-                bytes: f.bytes,
-            })
-            .collect();
-        check_order(&files)?;
-        let built = crate::tree::build(&files, &executable, None);
-        if built.root != doc.identity {
-            return Err(SnapshotDocumentError::Identity {
-                stated: doc.identity,
-                computed: built.root,
-            });
-        }
-        let snap = Snapshot::from_stored_tree(files, built)?;
-        Ok((snap, executable))
     }
 
     /// The document as pretty-printed JSON (`schema`, `identity`, `files`), with a final newline.
@@ -627,12 +535,23 @@ impl Snapshot {
             files: &'a [SnapshotFile],
         }
         (self.format == SnapshotFormat::V0_1).then(|| {
-            crate::hash::canonical_json(&Unnamed {
-                schema: SNAPSHOT_SCHEMA,
-                files: &self.files,
+            // Written directly (`snapshot/canon.rs`); the generic serialiser only for sizes
+            // past 2^53, which no v0.1 snapshot holds.
+            canon::canonical(&self.files).unwrap_or_else(|| {
+                crate::hash::canonical_json(&Unnamed {
+                    schema: SNAPSHOT_SCHEMA,
+                    files: &self.files,
+                })
+                .expect("snapshot documents hold only strings and integers")
             })
-            .expect("snapshot documents hold only strings and integers")
         })
+    }
+
+    /// Whether the identity was given rather than computed from the files here (a stat
+    /// cache's summary or a recent snapshot, [`Snapshot::from_summary`]): the store then
+    /// checks it before it writes anything under that name.
+    pub(crate) fn identity_given(&self) -> bool {
+        self.identity_given
     }
 
     /// The identity: for v0.1 the hex SHA-256 of the JCS form without `identity`; for v0.2 the
@@ -784,6 +703,7 @@ mod cached;
 mod canon;
 mod collect;
 mod parents;
+mod parse;
 mod read;
 mod walk;
 

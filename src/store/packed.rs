@@ -202,16 +202,34 @@ pub fn pack(data: &[u8]) -> Option<Vec<u8>> {
         if v0_1_canonical(&doc)? != data {
             return None;
         }
-        let mut body = Vec::with_capacity(8 + doc.files.len() * 80);
-        put_varint(&mut body, doc.files.len() as u64);
-        for f in &doc.files {
-            put_varint(&mut body, f.bytes);
-            put_name(&mut body, &f.path);
-            body.extend_from_slice(f.blob.as_bytes());
-        }
-        return frame(KIND_SNAPSHOT_V0_1, body).ok();
+        let files = doc.files.iter().map(|f| (f.bytes, &*f.path, &f.blob));
+        return frame(KIND_SNAPSHOT_V0_1, v0_1_body(files, doc.files.len())).ok();
     }
     None
+}
+
+/// The body of a v0.1 snapshot (kind 02, before coding) of `n` files given as (size, path,
+/// blob).
+fn v0_1_body<'a>(files: impl Iterator<Item = (u64, &'a str, &'a Digest)>, n: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(8 + n * 80);
+    put_varint(&mut body, n as u64);
+    for (bytes, path, blob) in files {
+        put_varint(&mut body, bytes);
+        put_name(&mut body, path);
+        body.extend_from_slice(blob.as_bytes());
+    }
+    body
+}
+
+/// The packed object file of a v0.1 snapshot of `files` (sorted by path, as a snapshot holds
+/// them): what [`pack`] gives for its canonical bytes ([`crate::snapshot::Snapshot::
+/// canonical_v0_1`]), built from the files without writing and parsing those bytes.
+///
+/// # Errors
+/// zstd's error (out of memory).
+pub fn pack_v0_1(files: &[crate::snapshot::SnapshotFile]) -> std::io::Result<Vec<u8>> {
+    let entries = files.iter().map(|f| (f.bytes, f.path.as_str(), &f.blob));
+    frame(KIND_SNAPSHOT_V0_1, v0_1_body(entries, files.len()))
 }
 
 /// A cursor over a body; offsets in errors count from the start of the body.

@@ -175,9 +175,28 @@ fn a_v0_1_snapshot_round_trips_to_its_canonical_bytes() {
     assert!(!is_packed_node(&packed));
     assert_eq!(unpack(&packed).unwrap(), canonical);
     assert!(packed.len() * 2 < canonical.len());
+    // Packed straight from the files: the same object.
+    assert_eq!(pack_v0_1(snap.files()).unwrap(), packed);
     let empty = crate::snapshot::Snapshot::from_files(vec![]).unwrap();
     let canonical = empty.canonical_v0_1().unwrap();
     assert_eq!(unpack(&pack(&canonical).unwrap()).unwrap(), canonical);
+    assert_eq!(pack_v0_1(empty.files()).unwrap(), pack(&canonical).unwrap());
+    // Large enough for a zstd body, with escapes and non-ASCII names.
+    let files: Vec<crate::snapshot::SnapshotFile> = (0..3000u32)
+        .map(|i| crate::snapshot::SnapshotFile {
+            path: format!("d{}/f \"{i}\u{e9} \u{2028}.rs", i % 7)
+                .parse()
+                .unwrap(),
+            blob: Digest::of(&i.to_le_bytes()),
+            bytes: u64::from(i) * 89_003,
+        })
+        .collect();
+    let big = crate::snapshot::Snapshot::from_files(files).unwrap();
+    let canonical = big.canonical_v0_1().unwrap();
+    let packed = pack(&canonical).unwrap();
+    assert_eq!(packed[6], 1, "zstd-coded");
+    assert_eq!(pack_v0_1(big.files()).unwrap(), packed);
+    assert_eq!(unpack(&packed).unwrap(), canonical);
 }
 
 #[test]
