@@ -32,6 +32,11 @@
         between two values that both differ from ORIG (the byte in the base tree), so every
         call changes the content and the file never equals the base.
 
+    gen.py fresh FILE OFFSET
+        Rewrites the 8 bytes at OFFSET in place with 8 random lowercase hex digits (same size,
+        new mtime/ctime): a content never seen before on every call, so a snapshot after it
+        is new to the store (row 3b).
+
     gen.py setbyte FILE OFFSET VALUE
         Writes byte VALUE (0..255) at OFFSET (restores a flipped file).
 
@@ -237,6 +242,13 @@ def cmd_poke(argv):
         f.write(bytes([y if b == x else x]))
 
 
+def cmd_fresh(argv):
+    path, off = argv[0], int(argv[1])
+    with open(path, "r+b") as f:
+        f.seek(off)
+        f.write(os.urandom(4).hex().encode())
+
+
 def cmd_setbyte(argv):
     path, off, val = argv[0], int(argv[1]), int(argv[2])
     with open(path, "r+b") as f:
@@ -263,6 +275,7 @@ def main():
         "change": cmd_change,
         "pick-text": cmd_pick_text,
         "poke": cmd_poke,
+        "fresh": cmd_fresh,
         "setbyte": cmd_setbyte,
         "median": cmd_median,
     }[cmd](rest)

@@ -192,6 +192,14 @@ P_flip="$GEN poke $(q "$T/$F") $OFF $orig"
 hf onefile-genesis 1 "$RUNS" "$P_flip" "$C_nochange"
 hf onefile-git 1 "$RUNS" "$P_flip" "$C_status"
 RSS_onefile=$(rss onefile "$P_flip" "$C_nochange")
+# 3b: the same file given a content never seen before on every run (the snapshot is new to the
+# store: its document and canonical object are written), where row 3 flips between two.
+cp -p "$T/$F" "$B/onefile.orig"
+P_fresh="$GEN fresh $(q "$T/$F") $OFF"
+hf onefresh-genesis 1 "$RUNS" "$P_fresh" "$C_nochange"
+hf onefresh-git 1 "$RUNS" "$P_fresh" "$C_status"
+RSS_onefresh=$(rss onefresh "$P_fresh" "$C_nochange")
+cp "$B/onefile.orig" "$T/$F"
 eval "$P_flip"
 cache3=$(eval "$GW --json snapshot" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%s of %d files from the stat cache" % (d.get("files_from_cache","n/a"), len(d["snapshot"]["files"])))')
 n_status=$(eval "$C_status" | wc -l)
@@ -284,13 +292,14 @@ row "1a cold snapshot, $(numfmt --to=iec-i --suffix=B "$BYTES") \`snapshot --no-
 row "1b cold snapshot vs git" cold-genesis cold-gitadd "\`git init\` + \`git add -A\`" "$RSS_cold" "" ""
 row "2 no-change snapshot (store)" nochange-genesis nochange-git "\`git status --porcelain\`" "$RSS_nochange" 1.0 "no slower"
 row "3 one-file-changed snapshot (store)" onefile-genesis onefile-git "\`git status --porcelain\`" "$RSS_onefile" 1.0 "no slower"
+row "3b one-file-changed, content new every run (store)" onefresh-genesis onefresh-git "\`git status --porcelain\`" "$RSS_onefresh" 1.0 "no slower"
 row "4 \`apply\` of $CHANGES changed files" apply-genesis apply-git "\`git apply\`" "$RSS_apply" 1.5 "within 1.5×"
 row "5 \`diff A B --stat\`" diff-genesis diff-git "\`git diff --no-index --stat\`" "$RSS_diff" "" ""
 echo
 echo "Commands (run from an empty directory; \$B = $B):"
 echo
 echo '```'
-for c in "$C_snap" "$C_ssl" "$C_gitadd" "$C_nochange" "$C_status" "prepare (row 3): $P_flip" "$C_apply" "prepare: $P_apply" "$C_gapply" "prepare: $P_gapply" "$C_diff" "$C_gdiff"; do
+for c in "$C_snap" "$C_ssl" "$C_gitadd" "$C_nochange" "$C_status" "prepare (row 3): $P_flip" "prepare (row 3b): $P_fresh" "$C_apply" "prepare: $P_apply" "$C_gapply" "prepare: $P_gapply" "$C_diff" "$C_gdiff"; do
     echo "${c//$B/\$B}"
 done
 echo '```'

@@ -546,8 +546,9 @@ impl Store {
                 },
                 || {
                     if doc_stat.is_none() {
-                        let doc = snapshot.to_json_pretty();
-                        write_atomic(&dir, &format!("{id}.json"), doc.as_bytes())
+                        write_atomic_with(&dir, &format!("{id}.json"), |f| {
+                            snapshot.write_json_pretty(f)
+                        })
                     } else {
                         Ok(())
                     }
@@ -746,6 +747,19 @@ impl Store {
 /// # Errors
 /// [`StoreError::Io`] naming the file.
 pub fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<(), StoreError> {
+    write_atomic_with(dir, name, |f| f.write_all(data))
+}
+
+/// [`write_atomic`] of what `write` writes to the temp file (a document written in pieces,
+/// never held whole).
+///
+/// # Errors
+/// As [`write_atomic`].
+pub fn write_atomic_with(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> Result<(), StoreError> {
     let target = dir.join(name);
     crate::fault::point(&format!("create {}", target.display())).map_err(io_err(&target))?;
     let mut tmp = tempfile::Builder::new()
@@ -753,7 +767,7 @@ pub fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<(), StoreErro
         .tempfile_in(dir)
         .map_err(io_err(dir))?;
     crate::fault::point(&format!("write {}", target.display())).map_err(io_err(&target))?;
-    tmp.write_all(data).map_err(io_err(&target))?;
+    write(tmp.as_file_mut()).map_err(io_err(&target))?;
     crate::fault::point(&format!("fsync {}", target.display())).map_err(io_err(&target))?;
     tmp.as_file().sync_all().map_err(io_err(&target))?;
     crate::fault::point(&format!("rename {}", target.display())).map_err(io_err(&target))?;

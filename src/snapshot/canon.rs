@@ -345,6 +345,9 @@ mod tests {
                 serde_json::to_string_pretty(&snap.document()).unwrap()
             );
             assert_eq!(snap.to_json_pretty(), want);
+            let mut written = Vec::new();
+            snap.write_json_pretty(&mut written).unwrap();
+            assert_eq!(written, want.as_bytes());
             assert!(snap.is_json_pretty(want.as_bytes()));
             assert!(same_json_pretty(&snap.identity(), &files, &mut want.as_bytes()).unwrap());
             // Any other bytes are not the document: one byte more, one less, one changed.

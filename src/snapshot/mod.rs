@@ -454,6 +454,25 @@ impl Snapshot {
             .expect("built from UTF-8 strings and ASCII")
     }
 
+    /// Writes [`Snapshot::to_json_pretty`] to `out` in pieces of about 64 KiB (the store's
+    /// copy of a new document, never held whole).
+    ///
+    /// # Errors
+    /// The first write error of `out`.
+    pub fn write_json_pretty(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let mut failed = None;
+        canon::json_pretty_chunks(&self.identity, &self.files, |chunk| {
+            match out.write_all(chunk) {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        });
+        failed.map_or(Ok(()), Err)
+    }
+
     /// Whether `stored` is exactly [`Snapshot::to_json_pretty`] (the store's check, on every
     /// snapshot, that the document it already holds is this one).
     pub fn is_json_pretty(&self, stored: &[u8]) -> bool {
