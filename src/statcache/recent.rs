@@ -11,8 +11,8 @@
 //! This file keeps that identity for the last [`KEEP`] such snapshots, with the summary's other
 //! fields (fold check, the store document's `lstat` fields once settled).
 //!
-//! Kept as `statcache/<key>.recent` beside `<key>.bin`, replaced (temp file, `fsync`, rename)
-//! when it gains a snapshot. The file (integers little-endian):
+//! Kept as `statcache/<key>.recent` beside `<key>.bin`, replaced (temp file, rename; not
+//! synced, see [`RecentSnapshots::save`]) when it gains a snapshot. The file (integers little-endian):
 //!
 //! ```text
 //! header   magic "GNRECNT\0" (8 bytes), version u32 (= 1), snapshot count u32,
@@ -201,7 +201,10 @@ impl RecentSnapshots {
         })
     }
 
-    /// Writes the file to `path` atomically (temp file in its directory, `fsync`, rename).
+    /// Writes the file to `path` atomically (temp file in its directory, rename). Not synced: a
+    /// crash may leave it empty or old, which its checksum and generation make harmless (it
+    /// is written by every snapshot new to the store, where an `fsync` would cost more than
+    /// the file saves).
     ///
     /// # Errors
     /// File-system errors.
@@ -210,7 +213,6 @@ impl RecentSnapshots {
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
         tmp.write_all(&self.encode())?;
-        tmp.as_file().sync_all()?;
         tmp.persist(path).map_err(|e| e.error)?;
         Ok(())
     }

@@ -140,7 +140,13 @@ fn node_body(node: &Node) -> Vec<u8> {
 
 /// Header and body, the body zstd-coded when that is strictly smaller.
 fn frame(kind: u8, body: Vec<u8>) -> std::io::Result<Vec<u8>> {
-    let compressed = super::codec::compress(&body)?;
+    // A v0.1 snapshot's body, written by every snapshot new to the store, at the fast level
+    // ([`super::codec::PACKED_LEVEL`]); nodes as every other object.
+    let compressed = if kind == KIND_SNAPSHOT_V0_1 {
+        super::codec::compress_packed(&body)?
+    } else {
+        super::codec::compress(&body)?
+    };
     let (coding, body) = if compressed.len() < body.len() {
         (ZSTD, compressed)
     } else {
