@@ -45,11 +45,15 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod atomic;
 pub mod codec;
 mod ingest;
 mod init;
 pub mod packed;
 mod trees;
+
+use atomic::write_executable_bits;
+pub use atomic::{fsync_dir, write_atomic, write_atomic_with};
 
 /// The `format` file of a store this version creates: objects are zstd frames ([`codec`]),
 /// tree objects packed ([`packed`]).
@@ -517,7 +521,9 @@ impl Store {
         if !unchanged {
             std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         }
+        let write_exec = || write_executable_bits(&dir, &id, executable);
         let mut doc_written = false;
+        let mut exec_written = false;
         if !unchanged && (!self.has_object(&id) || doc_stat.is_none()) {
             // A new snapshot: its identity is checked against its files before anything is
             // written under that name (one given by a cache was never hashed here).
@@ -533,16 +539,16 @@ impl Store {
                     });
                 }
             }
-            // The canonical object (packed straight from the files) and the document, each
-            // on its own thread: both are serialised, compressed or written, and synced.
+            // The canonical object (packed straight from the files) then the executable bits,
+            // and the document, on two threads: each is serialised, compressed or written, and
+            // synced.
             let object = !self.has_object(&id);
             let (o, d) = rayon::join(
                 || {
                     if object {
-                        self.put_object(&id, || packed::pack_v0_1(snapshot.files()))
-                    } else {
-                        Ok(())
+                        self.put_object(&id, || packed::pack_v0_1(snapshot.files()))?;
                     }
+                    write_exec()
                 },
                 || {
                     if doc_stat.is_none() {
@@ -557,14 +563,10 @@ impl Store {
             o?;
             d?;
             doc_written = doc_stat.is_none();
+            exec_written = true;
         }
-        let exec = serde_json::json!({ "executable": executable });
-        let mut exec_bytes = serde_json::to_vec_pretty(&exec).expect("serialisable");
-        exec_bytes.push(b'\n');
-        let exec_name = format!("{id}.exec.json");
-        let current = crate::regular::read(&dir.join(&exec_name)).ok();
-        if current.as_deref() != Some(&exec_bytes[..]) {
-            write_atomic(&dir, &exec_name, &exec_bytes)?;
+        if !exec_written {
+            write_exec()?;
         }
         if unchanged {
             // The document is the one found to be this snapshot's before, untouched since.
@@ -739,49 +741,4 @@ impl Store {
         let _ = f.write_all(format!("{}\n", std::process::id()).as_bytes());
         Ok(StoreLock { file })
     }
-}
-
-/// Writes `data` to `dir/name` atomically: a temp file in `dir`, `fsync`, rename over the
-/// target, `fsync` of `dir`.
-///
-/// # Errors
-/// [`StoreError::Io`] naming the file.
-pub fn write_atomic(dir: &Path, name: &str, data: &[u8]) -> Result<(), StoreError> {
-    write_atomic_with(dir, name, |f| f.write_all(data))
-}
-
-/// [`write_atomic`] of what `write` writes to the temp file (a document written in pieces,
-/// never held whole).
-///
-/// # Errors
-/// As [`write_atomic`].
-pub fn write_atomic_with(
-    dir: &Path,
-    name: &str,
-    write: impl FnOnce(&mut File) -> std::io::Result<()>,
-) -> Result<(), StoreError> {
-    let target = dir.join(name);
-    crate::fault::point(&format!("create {}", target.display())).map_err(io_err(&target))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .tempfile_in(dir)
-        .map_err(io_err(dir))?;
-    crate::fault::point(&format!("write {}", target.display())).map_err(io_err(&target))?;
-    write(tmp.as_file_mut()).map_err(io_err(&target))?;
-    crate::fault::point(&format!("fsync {}", target.display())).map_err(io_err(&target))?;
-    tmp.as_file().sync_all().map_err(io_err(&target))?;
-    crate::fault::point(&format!("rename {}", target.display())).map_err(io_err(&target))?;
-    tmp.persist(&target).map_err(|e| io_err(&target)(e.error))?;
-    fsync_dir(dir)
-}
-
-/// `fsync` of a directory, so that renames and creations in it are durable.
-///
-/// # Errors
-/// [`StoreError::Io`] naming the directory.
-pub fn fsync_dir(dir: &Path) -> Result<(), StoreError> {
-    crate::fault::point(&format!("fsync-dir {}", dir.display())).map_err(io_err(dir))?;
-    File::open(dir)
-        .and_then(|f| f.sync_all())
-        .map_err(io_err(dir))
 }
