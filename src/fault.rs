@@ -70,7 +70,9 @@ pub fn point(name: &str) -> std::io::Result<()> {
             .append(true)
             .open(path)
     {
-        let _ = writeln!(f, "{n} {name}");
+        // One write of the whole line: steps on two threads (a new snapshot's object and
+        // document) must not interleave inside a line.
+        let _ = f.write_all(format!("{n} {name}\n").as_bytes());
     }
     match cfg.at {
         Some((at, kind)) if at == n => match kind {

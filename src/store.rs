@@ -539,24 +539,22 @@ impl Store {
                     });
                 }
             }
-            // The canonical object (packed straight from the files) then the executable bits,
-            // and the document, on two threads: each is serialised, compressed or written, and
-            // synced.
+            // The canonical object (packed straight from the files), and the executable bits
+            // then the document, on two threads: each is serialised, compressed or written, and
+            // synced. The bits go first: a document without them would read as having none.
             let object = !self.has_object(&id);
             let (o, d) = rayon::join(
-                || {
-                    if object {
-                        self.put_object(&id, || packed::pack_v0_1(snapshot.files()))?;
-                    }
-                    write_exec()
+                || match object {
+                    true => self.put_object(&id, || packed::pack_v0_1(snapshot.files())),
+                    false => Ok(()),
                 },
                 || {
-                    if doc_stat.is_none() {
-                        write_atomic_with(&dir, &format!("{id}.json"), |f| {
+                    write_exec()?;
+                    match doc_stat {
+                        None => write_atomic_with(&dir, &format!("{id}.json"), |f| {
                             snapshot.write_json_pretty(f)
-                        })
-                    } else {
-                        Ok(())
+                        }),
+                        Some(_) => Ok(()),
                     }
                 },
             );
