@@ -539,9 +539,11 @@ impl Store {
                     });
                 }
             }
-            // The canonical object (packed straight from the files), and the executable bits
-            // then the document, on two threads: each is serialised, compressed or written, and
-            // synced. The bits go first: a document without them would read as having none.
+            // The canonical object (packed straight from the files) on one thread; on the
+            // other the executable bits, then the document under a temp name: each is
+            // serialised, compressed or written, and synced. The document is renamed into
+            // place last, once both are stored (a document without its bits would read as
+            // having none, and it is what makes the snapshot present).
             let object = !self.has_object(&id);
             let (o, d) = rayon::join(
                 || match object {
@@ -550,16 +552,20 @@ impl Store {
                 },
                 || {
                     write_exec()?;
-                    match doc_stat {
-                        None => write_atomic_with(&dir, &format!("{id}.json"), |f| {
-                            snapshot.write_json_pretty(f)
-                        }),
-                        Some(_) => Ok(()),
-                    }
+                    doc_stat
+                        .is_none()
+                        .then(|| {
+                            atomic::Prepared::new(&dir, &format!("{id}.json"), |f| {
+                                snapshot.write_json_pretty(f)
+                            })
+                        })
+                        .transpose()
                 },
             );
             o?;
-            d?;
+            if let Some(doc) = d? {
+                doc.commit()?;
+            }
             doc_written = doc_stat.is_none();
             exec_written = true;
         }

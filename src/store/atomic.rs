@@ -29,19 +29,57 @@ pub fn write_atomic_with(
     name: &str,
     write: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> Result<(), StoreError> {
-    let target = dir.join(name);
-    crate::fault::point(&format!("create {}", target.display())).map_err(io_err(&target))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .tempfile_in(dir)
-        .map_err(io_err(dir))?;
-    crate::fault::point(&format!("write {}", target.display())).map_err(io_err(&target))?;
-    write(tmp.as_file_mut()).map_err(io_err(&target))?;
-    crate::fault::point(&format!("fsync {}", target.display())).map_err(io_err(&target))?;
-    tmp.as_file().sync_all().map_err(io_err(&target))?;
-    crate::fault::point(&format!("rename {}", target.display())).map_err(io_err(&target))?;
-    tmp.persist(&target).map_err(|e| io_err(&target)(e.error))?;
-    fsync_dir(dir)
+    Prepared::new(dir, name, write)?.commit()
+}
+
+/// A file of [`write_atomic_with`] written and synced under a temp name, not yet renamed into
+/// place: so that a file that must only appear after others (a snapshot's document, after its
+/// object) can be written while they are, and put in place once they are.
+#[must_use = "nothing appears until it is committed"]
+pub struct Prepared {
+    dir: std::path::PathBuf,
+    target: std::path::PathBuf,
+    tmp: tempfile::NamedTempFile,
+}
+
+impl Prepared {
+    /// Creates the temp file in `dir`, lets `write` fill it, and syncs it.
+    ///
+    /// # Errors
+    /// As [`write_atomic`].
+    pub fn new(
+        dir: &Path,
+        name: &str,
+        write: impl FnOnce(&mut File) -> std::io::Result<()>,
+    ) -> Result<Prepared, StoreError> {
+        let target = dir.join(name);
+        crate::fault::point(&format!("create {}", target.display())).map_err(io_err(&target))?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempfile_in(dir)
+            .map_err(io_err(dir))?;
+        crate::fault::point(&format!("write {}", target.display())).map_err(io_err(&target))?;
+        write(tmp.as_file_mut()).map_err(io_err(&target))?;
+        crate::fault::point(&format!("fsync {}", target.display())).map_err(io_err(&target))?;
+        tmp.as_file().sync_all().map_err(io_err(&target))?;
+        Ok(Prepared {
+            dir: dir.to_path_buf(),
+            target,
+            tmp,
+        })
+    }
+
+    /// Renames it into place and syncs its directory. Dropped uncommitted, the temp file is
+    /// removed.
+    ///
+    /// # Errors
+    /// [`StoreError::Io`] naming the file or the directory.
+    pub fn commit(self) -> Result<(), StoreError> {
+        let Prepared { dir, target, tmp } = self;
+        crate::fault::point(&format!("rename {}", target.display())).map_err(io_err(&target))?;
+        tmp.persist(&target).map_err(|e| io_err(&target)(e.error))?;
+        fsync_dir(&dir)
+    }
 }
 
 /// Writes the executable-bit sidecar `<id>.exec.json` of a v0.1 snapshot into `dir` (the
