@@ -231,6 +231,8 @@ impl Builder {
                 bytes,
                 starts: Vec::with_capacity(entries),
                 summary: None,
+                // Real randomness, never the pinned `GENESIS_RANDOMNESS_SEED` (crate::clock):
+                // two caches with one generation would share recent snapshots.
                 generation: *uuid::Uuid::now_v7().as_bytes(),
             },
         }
