@@ -60,6 +60,17 @@ fn edit_and_snap(store: &Store, ws: &Path, text: &str) -> SnapshotOutcome {
     o
 }
 
+/// The file rewritten with "A\n" (racy again) and a snapshot the store refuses with an error
+/// naming `name`.
+fn refused_naming(store: &Store, ws: &Path, name: &str) {
+    std::fs::write(ws.join("d00/f003.txt"), "A\n").unwrap();
+    let err = store
+        .snapshot_into(ws, &SnapshotOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(name), "{err}");
+}
+
 #[test]
 fn a_racy_file_edited_back_and_forth_takes_its_identity_from_a_recent_snapshot() {
     let (d, ws, store) = aged(40);
@@ -130,12 +141,7 @@ fn a_remembered_document_is_trusted_only_while_its_fields_hold() {
     let mut edited = clean.clone();
     edited[at] = if edited[at] == b'0' { b'1' } else { b'0' };
     std::fs::write(&doc, &edited).unwrap();
-    std::fs::write(ws.join("d00/f003.txt"), "A\n").unwrap();
-    let err = store
-        .snapshot_into(&ws, &SnapshotOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains(&format!("{a}.json")), "{err}");
+    refused_naming(&store, &ws, &format!("{a}.json"));
     // Restored: taken again.
     std::fs::write(&doc, &clean).unwrap();
     assert_eq!(edit_and_snap(&store, &ws, "A\n").snapshot.identity(), a);
@@ -200,12 +206,7 @@ fn a_snapshot_the_store_refuses_is_not_remembered() {
     let clean = std::fs::read(&doc).unwrap();
     std::fs::write(&doc, b"not json").unwrap();
     for _ in 0..2 {
-        std::fs::write(ws.join("d00/f003.txt"), "A\n").unwrap();
-        let err = store
-            .snapshot_into(&ws, &SnapshotOptions::default())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains(&format!("{a}.json")), "{err}");
+        refused_naming(&store, &ws, &format!("{a}.json"));
         assert!(!path.exists(), "nothing remembered");
     }
     std::fs::write(&doc, &clean).unwrap();
