@@ -11,6 +11,9 @@
 # contents; default every file distinct below 1,000,000 files and 5000 from there, so the
 # stores stay small: see gen.py small).
 #
+# Each row but difftrees times Genesis and its reference in turn (bench/pair.sh: one run of each
+# a round, the order swapped every round); the ratio is of the medians, with the spread of the
+# rounds' own ratios beside it.
 # Rows (Genesis | reference, same tree, same run):
 #   cold      `snapshot --no-store --identity`  | serial `openssl dgst -sha256` over the files
 #   store     objects after a cold `snapshot` into a new store | .git/objects after `git add -A`
@@ -63,6 +66,8 @@ hf() {
     (cd "$E" && hyperfine "${opts[@]}" -- "$cmd") >&2
 }
 stats() { $GEN median "$R/$1.json"; }
+# shellcheck source=bench/pair.sh
+. "$HERE/pair.sh"
 # peak RSS (KiB), median of 3
 rss() {
     local name=$1 prepare=$2 cmd=$3 i
@@ -82,8 +87,7 @@ C_cold="$GS snapshot --no-store --identity $(q "$T")"
 C_ssl="find $(q "$T") -type f -print0 | xargs -0 openssl dgst -sha256 > /dev/null"
 find "$T" -type f -print0 | xargs -0 cat > /dev/null
 ID1=$(eval "$C_cold")
-hf cold-genesis "$RUNS" '' "$C_cold"
-hf cold-openssl "$RUNS" '' "$C_ssl"
+hf_pair cold-genesis cold-openssl "$RUNS" '' '' "$C_cold" "$C_ssl"
 
 # --- store size: cold snapshot into a new store vs git add -A --------------------------------
 ST=$B/store-$N; GD=$B/git-$N.git
@@ -103,6 +107,8 @@ t3=$(date +%s.%N)
 eval "$GITS git -c user.name=bench -c user.email=bench@localhost commit -q -m base"
 store_g=$(du -sb "$ST/objects" | cut -f1)
 store_r=$(du -sb "$GD/objects" | cut -f1)
+# The commit leaves ~N new files of dirty pages: write them back before timing anything else.
+sync
 cold_store_s=$(python3 -c "print('%.1f' % ($t1 - $t0))")
 gitadd_s=$(python3 -c "print('%.1f' % ($t3 - $t2))")
 sleep 3
@@ -112,8 +118,7 @@ eval "$GITS git status --porcelain" > /dev/null
 # --- no change ------------------------------------------------------------------------------
 C_nochange="$GW snapshot --identity"
 C_status="$GITS git status --porcelain"
-hf nochange-genesis "$RUNS" '' "$C_nochange"
-hf nochange-git "$RUNS" '' "$C_status"
+hf_pair nochange-genesis nochange-git "$RUNS" '' '' "$C_nochange" "$C_status"
 [[ -z $(eval "$C_status") ]] || die "git status is not clean"
 RSS_g=$(rss nochange-genesis '' "$C_nochange")
 RSS_r=$(rss nochange-git '' "$C_status")
@@ -124,8 +129,7 @@ F=$(cd "$T" && ls d000/d00 | head -1); F=d000/d00/$F
 OFF=3
 orig=$(python3 -c "import sys; print(open(sys.argv[1],'rb').read()[$OFF])" "$T/$F")
 P_flip="$GEN poke $(q "$T/$F") $OFF $orig"
-hf onefile-genesis "$RUNS" "$P_flip" "$C_nochange"
-hf onefile-git "$RUNS" "$P_flip" "$C_status"
+hf_pair onefile-genesis onefile-git "$RUNS" "$P_flip" "$P_flip" "$C_nochange" "$C_status"
 
 # --- diff of two stored trees one file apart --------------------------------------------------
 eval "$P_flip"
@@ -143,8 +147,8 @@ if (( N < 1000000 )); then
     VW=$B/verify-$N; GWT=$B/worktree-$N
     C_verify="$GW verify $SID --workdir $(q "$VW")"
     C_wt="git --git-dir=$(q "$GD") worktree add -q --detach $(q "$GWT")"
-    hf verify-genesis "$RUNS" "rm -rf $(q "$VW")" "$C_verify"
-    hf verify-git "$RUNS" "rm -rf $(q "$GWT") && git --git-dir=$(q "$GD") worktree prune" "$C_wt"
+    hf_pair verify-genesis verify-git "$RUNS" "rm -rf $(q "$VW")" \
+        "rm -rf $(q "$GWT") && git --git-dir=$(q "$GD") worktree prune" "$C_verify" "$C_wt"
     rm -rf "$VW" "$GWT"
     git --git-dir="$GD" worktree prune
 fi
@@ -161,12 +165,19 @@ def st(name):
     return statistics.median(res["times"]), res["user"] + res["system"]
 def t(x):
     return "%.3f s" % x if x >= 0.1 else "%.1f ms" % (x * 1000)
+import os
+def spread(g, ref):
+    p = "%s/%s.vs.%s.rounds" % (r, g, ref)
+    if not os.path.exists(p):
+        return ""
+    x = [float(l) for l in open(p)]
+    return " (rounds %.2f–%.2f)" % (min(x), max(x))
 def row(title, g, ref, refname, target, ok):
     (gm, gc), (rm, rc) = st(g), st(ref)
     ratio = gm / rm
-    print("| %s | %s | %s | %s (%s) | %.2f× | %.2f× | %s |" % (
+    print("| %s | %s | %s | %s (%s) | %.2f×%s | %.2f× | %s |" % (
         n, title, t(gm) + " / " + t(gc), t(rm) + " / " + t(rc), refname,
-        ratio, gc / rc, ("✅" if ok(ratio, gc / rc) else "❌") + " " + target))
+        ratio, spread(g, ref), gc / rc, ("✅" if ok(ratio, gc / rc) else "❌") + " " + target))
 print("| files | operation | Genesis wall / CPU | reference wall / CPU | ratio (wall) | ratio (CPU) | target |")
 print("|---|---|---|---|---|---|---|")
 print("<!-- %s files, %s bytes, distinct contents %s, identity %s, %s runs, load %s -> %s, "

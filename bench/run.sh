@@ -118,6 +118,9 @@ hf() {
 }
 # median NAME -> "median_s user_s system_s runs"
 stats() { $GEN median "$R/$1.json"; }
+# hf_pair, spread: Genesis and its reference timed in turn
+# shellcheck source=bench/pair.sh
+. "$HERE/pair.sh"
 
 # rss NAME PREPARE COMMAND: peak RSS (KiB) of COMMAND, median of 3 runs, each after PREPARE.
 rss() {
@@ -153,8 +156,7 @@ C_snap="$GS snapshot --no-store --identity $(q "$T")"
 C_ssl="find $(q "$T") -type f -print0 | xargs -0 openssl dgst -sha256 > /dev/null"
 GA=$B/git-add.git
 C_gitadd="GIT_DIR=$(q "$GA") GIT_WORK_TREE=$(q "$T") git init -q && GIT_DIR=$(q "$GA") GIT_WORK_TREE=$(q "$T") git add -A"
-hf cold-genesis 1 "$RUNS" '' "$C_snap"
-hf cold-openssl 1 "$RUNS" '' "$C_ssl"
+hf_pair cold-genesis cold-openssl "$RUNS" '' '' "$C_snap" "$C_ssl"
 hf cold-gitadd 0 "$SLOW_RUNS" "rm -rf $(q "$GA")" "$C_gitadd"
 rm -rf "$GA"
 RSS_cold=$(rss cold '' "$C_snap")
@@ -171,14 +173,15 @@ GSD=$B/git-status.git
 rm -rf "$GSD"
 GITS="GIT_DIR=$(q "$GSD") GIT_WORK_TREE=$(q "$T")"
 eval "$GITS git init -q && $GITS git add -A && $GITS git -c user.name=bench -c user.email=bench@localhost commit -q -m base"
-# Both indexes/caches must be older than git's and Genesis's racy windows (2 s).
+# Both indexes/caches must be older than git's and Genesis's racy windows (2 s); the store's and
+# the repository's new files are written back first.
+sync
 sleep 3
 eval "$GW snapshot --identity" > /dev/null
 eval "$GITS git status --porcelain" > /dev/null
 C_nochange="$GW snapshot --identity"
 C_status="$GITS git status --porcelain"
-hf nochange-genesis 1 "$RUNS" '' "$C_nochange"
-hf nochange-git 1 "$RUNS" '' "$C_status"
+hf_pair nochange-genesis nochange-git "$RUNS" '' '' "$C_nochange" "$C_status"
 RSS_nochange=$(rss nochange '' "$C_nochange")
 cache2=$(eval "$GW --json snapshot" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%s of %d files from the stat cache" % (d.get("files_from_cache","n/a (no stat cache in this build)"), len(d["snapshot"]["files"])))')
 [[ -z $(eval "$C_status") ]] || die "git status is not clean on the base tree"
@@ -189,15 +192,13 @@ OFF=100
 orig=$(python3 -c "import sys; print(open(sys.argv[1],'rb').read()[$OFF])" "$T/$F")
 log "row 3: one file changed ($F, byte $OFF rewritten before every run)"
 P_flip="$GEN poke $(q "$T/$F") $OFF $orig"
-hf onefile-genesis 1 "$RUNS" "$P_flip" "$C_nochange"
-hf onefile-git 1 "$RUNS" "$P_flip" "$C_status"
+hf_pair onefile-genesis onefile-git "$RUNS" "$P_flip" "$P_flip" "$C_nochange" "$C_status"
 RSS_onefile=$(rss onefile "$P_flip" "$C_nochange")
 # 3b: the same file given a content never seen before on every run (the snapshot is new to the
 # store: its document and canonical object are written), where row 3 flips between two.
 cp -p "$T/$F" "$B/onefile.orig"
 P_fresh="$GEN fresh $(q "$T/$F") $OFF"
-hf onefresh-genesis 1 "$RUNS" "$P_fresh" "$C_nochange"
-hf onefresh-git 1 "$RUNS" "$P_fresh" "$C_status"
+hf_pair onefresh-genesis onefresh-git "$RUNS" "$P_fresh" "$P_fresh" "$C_nochange" "$C_status"
 RSS_onefresh=$(rss onefresh "$P_fresh" "$C_nochange")
 cp "$B/onefile.orig" "$T/$F"
 eval "$P_flip"
@@ -240,8 +241,7 @@ log "row 5: diff --stat"
 warm "$T" "$T2"
 C_diff="$GS diff $(q "$T") $(q "$T2") --stat > /dev/null"
 C_gdiff="git diff --no-index --stat $(q "$T") $(q "$T2") > /dev/null"
-hf diff-genesis 1 "$RUNS" '' "$C_diff"
-hf diff-git 1 "$RUNS" '' "$C_gdiff" --ignore-failure
+hf_pair diff-genesis diff-git "$RUNS" '' '' "$C_diff" "$C_gdiff" --ignore-failure
 RSS_diff=$(rss diff '' "$GS diff $(q "$T") $(q "$T2") --stat")
 sum_g=$("$G" diff "$T" "$T2" --stat | tail -1 | sed 's/^ *//')
 sum_r=$(cd "$E" && git diff --no-index --stat "$T" "$T2" | tail -1 | sed 's/^ *//' || true)
@@ -254,9 +254,11 @@ row() {
     local title=$1 gj=$2 rj=$3 rname=$4 rss_k=$5 tmax=$6 ttext=$7
     read -r gm gu gsys gn < <(stats "$gj")
     read -r rm ru rsys rn < <(stats "$rj")
-    python3 - "$title" "$gm" "$gu" "$gsys" "$gn" "$rm" "$ru" "$rsys" "$rn" "$rname" "$rss_k" "$tmax" "$ttext" <<'EOF'
+    local sp
+    sp=$(spread "$gj" "$rj")
+    python3 - "$title" "$gm" "$gu" "$gsys" "$gn" "$rm" "$ru" "$rsys" "$rn" "$rname" "$rss_k" "$tmax" "$ttext" "$sp" <<'EOF'
 import sys
-(title, gm, gu, gs, gn, rm, ru, rs, rn, rname, rss_k, tmax, ttext) = sys.argv[1:]
+(title, gm, gu, gs, gn, rm, ru, rs, rn, rname, rss_k, tmax, ttext, sp) = sys.argv[1:]
 gm, gu, gs, rm, ru, rs = map(float, (gm, gu, gs, rm, ru, rs))
 rss = int(rss_k) / 1024
 ratio = gm / rm
@@ -266,8 +268,8 @@ verdict = []
 if tmax:
     verdict.append(("time ✅" if ratio <= float(tmax) else "time ❌") + " (" + ttext + ")")
 verdict.append("mem ✅" if rss < 64 else "mem ❌")
-print("| %s | %s | %s (%s) | %.2f× (%s) | %.1f | %s | %s / %s |" % (
-    title, t(gm), t(rm), rname, ratio,
+print("| %s | %s | %s (%s) | %.2f× (%s%s) | %.1f | %s | %s / %s |" % (
+    title, t(gm), t(rm), rname, ratio, ("rounds " + sp + "; ") if sp else "",
     ("Genesis %.2f× faster" % (1 / ratio)) if ratio < 1 else ("Genesis %.2f× slower" % ratio),
     rss, "; ".join(verdict), t(gu + gs), t(ru + rs)))
 EOF
@@ -281,7 +283,7 @@ echo "- Machine: $cpu, nproc=$ncpu, $mem RAM, Linux $kernel; load average before
 echo "- Genesis: $G (sha256 $binsum…), source $rev$([[ $dirty -gt 0 ]] && echo " + $dirty uncommitted changes in src/Cargo")"
 echo "- Tools: git $gv, OpenSSL $ov, hyperfine $hv"
 echo "- Tree: $FILES files ($((FILES - 1)) generated + genesis.json), $BYTES bytes, seed $SEED, identity \`$ID1\`; change set: $CHANGES text files, diff $patch_bytes bytes"
-echo "- Each time is the median of $RUNS runs ($SLOW_RUNS for git add -A and the apply rows); page cache warm. Peak RSS: median of 3 runs of /usr/bin/time -v (max resident set)."
+echo "- Each time is the median of $RUNS runs ($SLOW_RUNS for git add -A and the apply rows); page cache warm. Rows 1a, 2, 3, 3b and 5 time Genesis and the reference in turn (one run of each a round, order swapped every round: bench/pair.sh); \"rounds\" is the spread of the rounds' own ratios. Peak RSS: median of 3 runs of /usr/bin/time -v (max resident set)."
 echo "- Ratio = Genesis time ÷ reference time (below 1 = Genesis faster)."
 echo "- Stat cache: no-change row $cache2; one-file row $cache3."
 echo "- diff summaries: Genesis \`$sum_g\`; git \`$sum_r\`"
