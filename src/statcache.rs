@@ -480,21 +480,67 @@ impl StatCache {
     /// [`crate::snapshot::scan`] gives them), an entry also matching only with the file's
     /// executable bit: one pass over both lists, no search.
     pub fn lookup_sorted(&self, files: &[ScannedFile]) -> Vec<Option<Digest>> {
+        self.lookup_sorted_counted(files).0
+    }
+
+    /// [`StatCache::lookup_sorted`], also counting the files that have an entry of their path
+    /// (matching or not): when that count, the number of files and [`StatCache::len`] are
+    /// equal, the files' paths are exactly the entries' paths. Long lists are looked up in
+    /// pieces on rayon's threads, each piece starting at its first path's place (binary
+    /// search).
+    pub fn lookup_sorted_counted(&self, files: &[ScannedFile]) -> (Vec<Option<Digest>>, usize) {
+        /// Files per piece; below two pieces' worth one pass is cheaper than a task.
+        const PIECE: usize = 16 * 1024;
+        if files.len() < 2 * PIECE {
+            return self.merge_from(files, 0);
+        }
+        use rayon::prelude::*;
+        let pieces: Vec<(Vec<Option<Digest>>, usize)> = files
+            .par_chunks(PIECE)
+            .map(|piece| self.merge_from(piece, self.first_not_below(piece[0].path.as_str())))
+            .collect();
         let mut out = Vec::with_capacity(files.len());
-        let mut i = 0;
+        let mut found = 0;
+        for (blobs, n) in pieces {
+            out.extend(blobs);
+            found += n;
+        }
+        (out, found)
+    }
+
+    /// The lookup of `files` (sorted) in one pass over the entries from index `i`, before
+    /// which every entry's path sorts below the first file's; and how many paths were found.
+    fn merge_from(&self, files: &[ScannedFile], mut i: usize) -> (Vec<Option<Digest>>, usize) {
+        let mut out = Vec::with_capacity(files.len());
+        let mut found = 0;
         for f in files {
             let p = f.path.as_str().as_bytes();
             while i < self.starts.len() && self.path(i) < p {
                 i += 1;
             }
             out.push(if i < self.starts.len() && self.path(i) == p {
+                found += 1;
                 let (s, blob, x) = self.fields(i);
                 (s == f.stat && x == f.executable).then_some(blob)
             } else {
                 None
             });
         }
-        out
+        (out, found)
+    }
+
+    /// The index of the first entry whose path does not sort below `path` (binary search).
+    fn first_not_below(&self, path: &str) -> usize {
+        let (mut lo, mut hi) = (0, self.starts.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.path(mid) < path.as_bytes() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// The cache after a snapshot that started at `started_ns`: every file (`files` and

@@ -63,6 +63,69 @@ fn lookups_find_exact_entries_only() {
     assert_eq!(c.lookup_sorted(&flipped), vec![None; 4]);
 }
 
+/// A long list is looked up in pieces on several threads; each file gets what a search of its
+/// own gives, and the count is of the files whose path has an entry, at every piece boundary.
+#[test]
+fn pieces_look_up_as_one_pass_does() {
+    let stat = |i: u64| StatKey {
+        size: i,
+        mtime_ns: 1,
+        ctime_ns: 1,
+        ino: i,
+        dev: 1,
+    };
+    // 40,000 files (three pieces of 16,384); the cache lacks every 7th, has another stat for
+    // every 11th, another executable bit for every 13th, and holds paths of its own between
+    // them and after them.
+    let files: Vec<ScannedFile> = (0..40_000u64)
+        .map(|i| ScannedFile {
+            path: WorkspacePath::new(format!("d{:02}/f{i:06}", i / 1000)).unwrap(),
+            executable: i.is_multiple_of(13),
+            stat: stat(i),
+        })
+        .collect();
+    let mut b = Builder::with_capacity(0, 0);
+    let mut extra = 0;
+    for (i, f) in files.iter().enumerate() {
+        let i = i as u64;
+        if !i.is_multiple_of(7) {
+            let s = if i.is_multiple_of(11) { stat(i + 1) } else { f.stat };
+            let x = if i.is_multiple_of(13) { false } else { f.executable };
+            assert!(b.push(f.path.as_str(), s, Digest::of(&i.to_le_bytes()), x));
+        }
+        if i.is_multiple_of(5000) {
+            assert!(b.push(&format!("{}x", f.path), stat(i), Digest::of(b"x"), false));
+            extra += 1;
+        }
+    }
+    assert!(b.push("zz", stat(0), Digest::of(b"zz"), false));
+    let c = b.cache;
+    let (blobs, found) = c.lookup_sorted_counted(&files);
+    let expected: Vec<Option<Digest>> = files
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            let i = i as u64;
+            (!i.is_multiple_of(7) && !i.is_multiple_of(11) && !i.is_multiple_of(13)).then(|| Digest::of(&i.to_le_bytes()))
+        })
+        .collect();
+    assert_eq!(blobs, expected);
+    assert_eq!(found, 40_000 - 40_000usize.div_ceil(7));
+    assert_eq!(c.len(), found + extra + 1);
+    // One piece's worth, one pass: the same answer for the same files.
+    assert_eq!(
+        c.lookup_sorted_counted(&files[..20_000]).0,
+        &expected[..20_000]
+    );
+    // Every file present: the count says the paths are exactly the entries'.
+    let all: Vec<ScannedFile> = files
+        .iter()
+        .filter(|f| c.find(f.path.as_str().as_bytes()).is_some())
+        .cloned()
+        .collect();
+    assert_eq!(c.lookup_sorted_counted(&all).1, all.len());
+}
+
 /// `entries_unchanged` says what comparing `from_scan`'s cache with this one says.
 #[test]
 fn entries_unchanged_agrees_with_from_scan() {

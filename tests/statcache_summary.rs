@@ -139,6 +139,45 @@ fn every_change_to_the_list_goes_the_long_way() {
     });
 }
 
+/// The fold check looks at paths only: a snapshot whose paths are exactly the cache's entries'
+/// takes the summary's answer whatever contents it read again; a path renamed (the count the
+/// same) or a summary that found a collision makes it look again.
+#[test]
+fn the_fold_check_carries_over_to_the_same_paths_only() {
+    each_format(|files, format| {
+        let (_dir, ws, store) = aged(files);
+        let cache = store.stat_cache_path(&ws);
+        // A summary of every file, fold free, then a content edit.
+        snap(&store, &ws);
+        assert!(StatCache::load(&cache).summary().unwrap().fold_free);
+        std::fs::write(ws.join("d00/f00003.txt"), b"edited\n").unwrap();
+        let o = snap(&store, &ws);
+        assert_eq!((o.hashed, o.from_cache), (1, files - 1), "{format:?}");
+        assert!(o.snapshot.fold_collisions().is_empty(), "{format:?}");
+        assert_eq!(o.snapshot.identity(), cold(&ws), "{format:?}");
+        // Settled again, then one file renamed to fold with a directory: as many paths as
+        // the cache's entries, one of them new.
+        age();
+        snap(&store, &ws);
+        let summary = StatCache::load(&cache).summary().unwrap();
+        assert!(summary.fold_free, "{format:?}");
+        assert_eq!(StatCache::load(&cache).len(), files, "{format:?}");
+        std::fs::rename(ws.join("d00/f00004.txt"), ws.join("D00")).unwrap();
+        let o = snap(&store, &ws);
+        let both = vec![vec!["D00".to_owned(), "d00".to_owned()]];
+        assert_eq!(o.snapshot.fold_collisions(), both, "{format:?}");
+        assert_eq!(o.snapshot.identity(), cold(&ws), "{format:?}");
+        // Settled, the summary records the collision; a content edit finds it again.
+        age();
+        snap(&store, &ws);
+        assert!(!StatCache::load(&cache).summary().unwrap().fold_free);
+        std::fs::write(ws.join("d00/f00003.txt"), b"edited again\n").unwrap();
+        let o = snap(&store, &ws);
+        assert_eq!(o.hashed, 1, "{format:?}");
+        assert_eq!(o.snapshot.fold_collisions(), both, "{format:?}");
+    });
+}
+
 /// A file still racy when the cache was written has no entry, so that snapshot sets no summary
 /// (its list is not the entries): once the file is deleted, every file hits and nothing is left
 /// over, and the identity is the one of the list without it, not the one that held it.

@@ -109,5 +109,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<u8, CliError> {
     } else {
         crate::out!("{}", snap.to_json_pretty_with(&outcome.executable));
     }
+    // The process ends with this command and the system takes its memory back whole: the
+    // snapshot (a few allocations per file, 2 ms of frees at 100,000 files) is not given back
+    // piece by piece first, as git leaves its index (UNLEAK).
+    std::mem::forget(outcome);
     Ok(0)
 }

@@ -164,9 +164,14 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
     let started = crate::statcache::now_ns();
     let (mut cache, scanned) = load_and_scan(root, opts);
     let scanned = scanned?;
-    let blobs = trusted_hits(&cache, &scanned.files, hashing.trust_cached);
+    let (blobs, paths_found) = trusted_hits(&cache, &scanned.files, hashing.trust_cached);
     let misses: Vec<usize> = (0..blobs.len()).filter(|i| blobs[*i].is_none()).collect();
     let from_cache = scanned.files.len() - misses.len();
+    // The files' paths are exactly the cache's entries' paths, whose summary (if any) was
+    // taken of a snapshot of those entries: its fold check, which looks at paths only, holds
+    // for this snapshot whatever the contents read below.
+    let same_paths = paths_found == scanned.files.len() && cache.len() == paths_found;
+    let fold_free = same_paths && cache.summary().is_some_and(|s| s.fold_free);
     // Every file found in the cache and no entry left over: the file list is the one the
     // cache's summary (if any) was taken of, so that is the snapshot (see `crate::statcache`).
     let cache_current = from_cache == scanned.files.len() && cache.len() == from_cache;
@@ -255,6 +260,9 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
         Some(r) => (Snapshot::from_summary(hashed, r.summary()), 0),
         None => snapshot_with_tree_cache(opts, hashed, &executable)?,
     };
+    if fold_free {
+        snapshot.know_fold_free();
+    }
     let pending = pending_of(fresh, recent, &snapshot, n);
     let outcome = SnapshotOutcome {
         snapshot,
@@ -270,20 +278,21 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
 }
 
 /// The blob `cache` gives each of `files` (sorted by path bytes), if `trust` accepts it: one
-/// merge pass over the two sorted lists. A hit's size is the one the scan saw (the cache
-/// matched it); only the misses are read.
+/// merge pass over the two sorted lists (in pieces, for long ones). A hit's size is the one
+/// the scan saw (the cache matched it); only the misses are read. Also how many of `files`
+/// have an entry of their path ([`crate::statcache::StatCache::lookup_sorted_counted`]).
 fn trusted_hits(
     cache: &crate::statcache::StatCache,
     files: &[ScannedFile],
     trust: &(dyn Fn(&Digest) -> bool + Sync),
-) -> Vec<Option<Digest>> {
-    let mut blobs = cache.lookup_sorted(files);
+) -> (Vec<Option<Digest>>, usize) {
+    let (mut blobs, paths_found) = cache.lookup_sorted_counted(files);
     for b in &mut blobs {
         if b.is_some_and(|d| !trust(&d)) {
             *b = None;
         }
     }
-    blobs
+    (blobs, paths_found)
 }
 
 /// The stat cache of [`SnapshotOptions::stat_cache`] (empty without one) and the scan of

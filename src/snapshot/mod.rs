@@ -602,6 +602,13 @@ impl Snapshot {
             .clone()
     }
 
+    /// Records that no two of this snapshot's paths fold together, known from a snapshot of
+    /// exactly the same paths ([`crate::statcache::Summary::fold_free`]; the check looks at
+    /// paths only), so that [`Snapshot::fold_collisions`] does not look again.
+    pub(crate) fn know_fold_free(&self) {
+        let _ = self.fold.set(Vec::new());
+    }
+
     fn find_fold_collisions(&self) -> Vec<Vec<String>> {
         // A fast keyed hash (foldhash): one per file and directory, and the names are the
         // tree's own; a meeting of hashes is only a suspect, checked in full below.
