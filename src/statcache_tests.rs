@@ -89,8 +89,16 @@ fn pieces_look_up_as_one_pass_does() {
     for (i, f) in files.iter().enumerate() {
         let i = i as u64;
         if !i.is_multiple_of(7) {
-            let s = if i.is_multiple_of(11) { stat(i + 1) } else { f.stat };
-            let x = if i.is_multiple_of(13) { false } else { f.executable };
+            let s = if i.is_multiple_of(11) {
+                stat(i + 1)
+            } else {
+                f.stat
+            };
+            let x = if i.is_multiple_of(13) {
+                false
+            } else {
+                f.executable
+            };
             assert!(b.push(f.path.as_str(), s, Digest::of(&i.to_le_bytes()), x));
         }
         if i.is_multiple_of(5000) {
@@ -106,7 +114,8 @@ fn pieces_look_up_as_one_pass_does() {
         .enumerate()
         .map(|(i, _)| {
             let i = i as u64;
-            (!i.is_multiple_of(7) && !i.is_multiple_of(11) && !i.is_multiple_of(13)).then(|| Digest::of(&i.to_le_bytes()))
+            (!i.is_multiple_of(7) && !i.is_multiple_of(11) && !i.is_multiple_of(13))
+                .then(|| Digest::of(&i.to_le_bytes()))
         })
         .collect();
     assert_eq!(blobs, expected);

@@ -36,7 +36,7 @@
 //! [`SnapshotOutcome::executable`]. It is not part of the v0.1 document (two v0.1 trees that
 //! differ only in executable bits have the same identity); it is part of a v0.2 identity.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -591,14 +591,14 @@ impl Snapshot {
     /// Windows): one name would overwrite the other. Each group holds two or more names,
     /// sorted by bytes; the groups are sorted by their first name. Empty for most trees.
     ///
-    /// Cost: one hash of the folded name for each file and each directory (a directory is seen
-    /// once, where the sorted list enters it), without allocating for ASCII names, and one sort
-    /// of those 8-byte hashes (cache-friendly, unlike a hash table of a million names); only
-    /// when two hashes meet are the names hashed again to find them, folded in full and
-    /// compared.
+    /// Cost: one pass over the sorted list hashing each name (file or directory, seen once)
+    /// folded, without allocating for ASCII names, and one sort of each directory's hashes:
+    /// two names can only fold together where two entries of one directory do. Only when two
+    /// hashes meet there are the whole paths hashed and, where those meet, folded in full and
+    /// compared (`snapshot/fold.rs`).
     pub fn fold_collisions(&self) -> Vec<Vec<String>> {
         self.fold
-            .get_or_init(|| self.find_fold_collisions())
+            .get_or_init(|| fold::collisions(&self.files))
             .clone()
     }
 
@@ -607,59 +607,6 @@ impl Snapshot {
     /// paths only), so that [`Snapshot::fold_collisions`] does not look again.
     pub(crate) fn know_fold_free(&self) {
         let _ = self.fold.set(Vec::new());
-    }
-
-    fn find_fold_collisions(&self) -> Vec<Vec<String>> {
-        // A fast keyed hash (foldhash): one per file and directory, and the names are the
-        // tree's own; a meeting of hashes is only a suspect, checked in full below.
-        use rayon::prelude::*;
-        let state = foldhash::fast::RandomState::default();
-        // In parallel over pieces of the list, each piece starting from the path before it,
-        // so that each name is still seen once.
-        const PIECE: usize = 16 * 1024;
-        let mut hashes: Vec<u64> = (0..self.files.len().div_ceil(PIECE))
-            .into_par_iter()
-            .flat_map_iter(|k| {
-                let start = k * PIECE;
-                let piece = &self.files[start..(start + PIECE).min(self.files.len())];
-                let prev = start
-                    .checked_sub(1)
-                    .map_or("", |i| self.files[i].path.as_str());
-                let mut buf = Vec::new();
-                let mut out = Vec::with_capacity(piece.len() + piece.len() / 8);
-                each_name_after(prev, piece, |name| {
-                    out.push(crate::path::fold_key_hash(name, &mut buf, &state));
-                });
-                out
-            })
-            .collect();
-        hashes.par_sort_unstable();
-        let met: std::collections::HashSet<u64> = hashes
-            .windows(2)
-            .filter(|w| w[0] == w[1])
-            .map(|w| w[0])
-            .collect();
-        drop(hashes);
-        if met.is_empty() {
-            return Vec::new();
-        }
-        let mut groups: HashMap<String, BTreeSet<&str>> = HashMap::new();
-        let mut buf = Vec::new();
-        each_name_after("", &self.files, |name| {
-            if met.contains(&crate::path::fold_key_hash(name, &mut buf, &state)) {
-                groups
-                    .entry(crate::path::fold_key(name))
-                    .or_default()
-                    .insert(name);
-            }
-        });
-        let mut out: Vec<Vec<String>> = groups
-            .into_values()
-            .filter(|g| g.len() > 1)
-            .map(|g| g.into_iter().map(str::to_owned).collect())
-            .collect();
-        out.sort();
-        out
     }
 
     /// The entry for `path`, if the snapshot holds it (binary search).
@@ -673,28 +620,6 @@ impl Snapshot {
     /// Total bytes of all files.
     pub fn total_bytes(&self) -> u64 {
         self.files.iter().map(|f| f.bytes).sum()
-    }
-}
-
-/// Calls `f` with each file's path and each directory on the way to one (`a`, `a/b` for
-/// `a/b/c`), each once: a directory where the sorted list enters it. `prev` is the path
-/// before `files` in the list (`""` at its start): directories it is in are not entered.
-fn each_name_after<'a>(prev: &'a str, files: &'a [SnapshotFile], mut f: impl FnMut(&'a str)) {
-    let mut prev = prev;
-    for file in files {
-        let p = file.path.as_str();
-        // Directories ending before the first byte where `p` leaves `prev` were seen with
-        // `prev` (the list is sorted, so a directory's paths are contiguous).
-        let common = p
-            .bytes()
-            .zip(prev.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        for (i, _) in p.match_indices('/').filter(|(i, _)| *i >= common) {
-            f(&p[..i]);
-        }
-        f(p);
-        prev = p;
     }
 }
 
@@ -728,6 +653,7 @@ fn check_order(files: &[SnapshotFile]) -> Result<(), SnapshotDocumentError> {
 mod cached;
 mod canon;
 mod collect;
+mod fold;
 mod parents;
 mod parse;
 mod read;

@@ -3,6 +3,7 @@
 
 use super::collect::{Filters, Walker, is_executable, settle_tracked, tracked_first};
 use super::*;
+use std::collections::HashMap;
 
 /// Options for [`scan`] and [`snapshot_dir`].
 #[derive(Debug, Clone)]
