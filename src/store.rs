@@ -488,7 +488,7 @@ impl Store {
         snapshot: &Snapshot,
         executable: &BTreeSet<WorkspacePath>,
     ) -> Result<(), StoreError> {
-        self.write_snapshot_known(snapshot, executable, None, None)
+        self.write_snapshot_known(snapshot, executable, None)
             .map(drop)
     }
 
@@ -496,9 +496,7 @@ impl Store {
     /// this snapshot had when it was last found to be exactly this snapshot's (a stat cache's
     /// summary keeps them, [`crate::statcache::Summary::document`]): a document that still has
     /// them is not read. Returns the document's `lstat` fields once it is known to be this
-    /// snapshot's (v0.1; `None` for v0.2). `prepacked`, when given, is the canonical object of a
-    /// v0.1 snapshot already packed ([`packed::pack_v0_1`] of its files), written if the store
-    /// lacks it.
+    /// snapshot's (v0.1; `None` for v0.2).
     ///
     /// # Errors
     /// As [`Store::write_snapshot`].
@@ -507,7 +505,6 @@ impl Store {
         snapshot: &Snapshot,
         executable: &BTreeSet<WorkspacePath>,
         known: Option<&crate::statcache::StatKey>,
-        prepacked: Option<Vec<u8>>,
     ) -> Result<Option<crate::statcache::StatKey>, StoreError> {
         use crate::statcache::StatKey;
         if snapshot.format() == crate::snapshot::SnapshotFormat::V0_2 {
@@ -550,10 +547,7 @@ impl Store {
             let object = !self.has_object(&id);
             let (o, d) = rayon::join(
                 || match object {
-                    true => self.put_object(&id, || match prepacked {
-                        Some(bytes) => Ok(bytes),
-                        None => packed::pack_v0_1(snapshot.files()),
-                    }),
+                    true => self.put_object(&id, || packed::pack_v0_1(snapshot.files())),
                     false => Ok(()),
                 },
                 || {

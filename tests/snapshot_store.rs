@@ -50,9 +50,9 @@ fn stored_snapshot_round_trips_and_corruption_is_caught() {
     assert!(stderr(&o).contains("no snapshot 0000"), "{}", stderr(&o));
 }
 
-/// A new v0.1 snapshot's canonical object is packed while its identity is hashed: the object
-/// stored under the identity reads back as exactly the snapshot's canonical bytes, which hash
-/// to it, for a first snapshot (every file read), an edit, a file added and one removed.
+/// A new v0.1 snapshot's canonical object (packed straight from its files): the object stored
+/// under the identity reads back as exactly the snapshot's canonical bytes, which hash to it,
+/// for a first snapshot (every file read), an edit, a file added and one removed.
 #[test]
 fn a_new_snapshots_object_is_its_canonical_bytes() {
     use genesis::snapshot::SnapshotOptions;

@@ -23,7 +23,7 @@ pub fn snapshot_dir_using<E: From<SnapshotError> + Send>(
     hashing: &Hashing<'_, E>,
 ) -> Result<SnapshotOutcome, E> {
     let (outcome, pending) = snapshot_dir_pending(root, opts, hashing)?;
-    if let Some(p) = pending.cache {
+    if let Some(p) = pending {
         p.finish(&outcome.snapshot, None);
     }
     Ok(outcome)
@@ -154,21 +154,13 @@ impl PendingRecent {
     }
 }
 
-/// What [`snapshot_dir_pending`] leaves to its caller beside the snapshot.
-pub(crate) struct Pending {
-    /// The stat cache to write: `Some` when `hashing` stores the blobs and the cache changed,
-    /// or for a v0.1 snapshot the summary answered.
-    pub cache: Option<PendingCache>,
-    /// What [`Hashing::beside_identity`] returned, when it ran.
-    pub beside: Option<Vec<u8>>,
-}
-
-/// [`snapshot_dir_using`], leaving the stat cache to the caller ([`Pending`]).
+/// [`snapshot_dir_using`], leaving the stat cache to the caller: `Some` when `hashing`
+/// stores the blobs and the cache changed, or for a v0.1 snapshot the summary answered.
 pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
     root: &Path,
     opts: &SnapshotOptions,
     hashing: &Hashing<'_, E>,
-) -> Result<(SnapshotOutcome, Pending), E> {
+) -> Result<(SnapshotOutcome, Option<PendingCache>), E> {
     let started = crate::statcache::now_ns();
     let (mut cache, scanned) = load_and_scan(root, opts);
     let scanned = scanned?;
@@ -197,10 +189,6 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
                 recent: None,
             });
         drop(cache);
-        let pending = Pending {
-            cache: pending,
-            beside: None,
-        };
         return Ok((summarised(scanned, blobs, summary), pending));
     }
     let mut read = super::read::hash_misses(
@@ -249,43 +237,9 @@ pub(crate) fn snapshot_dir_pending<E: From<SnapshotError> + Send>(
     drop(cache);
     let executable = executable_of(&scanned.files);
     let n = scanned.files.len();
-    let hashed = files_of(scanned.files, blobs, read);
-    let remembered = recent.as_ref().and_then(|r| r.hit.as_ref());
-    let identity_cached = remembered.is_some();
-    let (snapshot, nodes_hashed, beside) = match remembered {
-        Some(r) => (Snapshot::from_summary(hashed, r.summary()), 0, None),
-        None => built(opts, hashing.beside_identity, hashed, &executable)?,
-    };
-    if fold_free {
-        snapshot.know_fold_free();
-    }
-    let pending = Pending {
-        cache: pending_of(fresh, recent, &snapshot, n),
-        beside,
-    };
-    let outcome = SnapshotOutcome {
-        snapshot,
-        executable,
-        skipped: scanned.skipped,
-        hashed: n - from_cache,
-        from_cache,
-        nodes_hashed,
-        tracked_only: scanned.tracked_only,
-        identity_cached,
-    };
-    Ok((outcome, pending))
-}
-
-/// The snapshot's files: each of `files` with its cached blob (`blobs[i]`, the size the scan
-/// saw) or what reading it gave (`read`, sorted by index, holding every index whose blob is
-/// `None`).
-fn files_of(
-    files: Vec<ScannedFile>,
-    blobs: Vec<Option<Digest>>,
-    read: Vec<super::read::Hashed>,
-) -> Vec<SnapshotFile> {
     let mut read = read.into_iter();
-    files
+    let hashed: Vec<SnapshotFile> = scanned
+        .files
         .into_iter()
         .zip(blobs)
         .map(|(f, b)| {
@@ -299,25 +253,28 @@ fn files_of(
                 bytes,
             }
         })
-        .collect()
-}
-
-/// The snapshot of `hashed` built (no cache gave its identity), how many nodes were hashed,
-/// and what `beside` returned: for a v0.1 snapshot it runs beside the identity's hash (no tree
-/// cache is involved); a v0.2 tree is built with the tree cache ([`snapshot_with_tree_cache`]).
-fn built(
-    opts: &SnapshotOptions,
-    beside: Option<&super::BesideIdentityFn<'_>>,
-    hashed: Vec<SnapshotFile>,
-    executable: &BTreeSet<WorkspacePath>,
-) -> Result<(Snapshot, usize, Option<Vec<u8>>), SnapshotError> {
-    match beside {
-        Some(work) if super::fits_v0_1(&hashed) => {
-            let (identity, b) = rayon::join(|| super::snapshot_identity(&hashed), || work(&hashed));
-            Ok((Snapshot::v0_1_hashed(hashed, identity), 0, b))
-        }
-        _ => snapshot_with_tree_cache(opts, hashed, executable).map(|(s, n)| (s, n, None)),
+        .collect();
+    let remembered = recent.as_ref().and_then(|r| r.hit.as_ref());
+    let identity_cached = remembered.is_some();
+    let (snapshot, nodes_hashed) = match remembered {
+        Some(r) => (Snapshot::from_summary(hashed, r.summary()), 0),
+        None => snapshot_with_tree_cache(opts, hashed, &executable)?,
+    };
+    if fold_free {
+        snapshot.know_fold_free();
     }
+    let pending = pending_of(fresh, recent, &snapshot, n);
+    let outcome = SnapshotOutcome {
+        snapshot,
+        executable,
+        skipped: scanned.skipped,
+        hashed: n - from_cache,
+        from_cache,
+        nodes_hashed,
+        tracked_only: scanned.tracked_only,
+        identity_cached,
+    };
+    Ok((outcome, pending))
 }
 
 /// The blob `cache` gives each of `files` (sorted by path bytes), if `trust` accepts it: one

@@ -320,21 +320,6 @@ impl Snapshot {
         })
     }
 
-    /// The v0.1 snapshot of `files` (sorted by path bytes, each path once, as a scan gives
-    /// them; within the v0.1 limits) whose identity `identity` = [`snapshot_identity`] of them
-    /// was just computed (`snapshot/cached.rs`, beside other work).
-    pub(crate) fn v0_1_hashed(files: Vec<SnapshotFile>, identity: Digest) -> Snapshot {
-        debug_assert!(files.is_sorted_by(|a, b| a.path < b.path) && fits_v0_1(&files));
-        Snapshot {
-            identity,
-            files,
-            format: SnapshotFormat::V0_1,
-            tree: None,
-            fold: std::sync::OnceLock::new(),
-            identity_given: false,
-        }
-    }
-
     /// The snapshot of `files` (sorted by path bytes, each path once, as a scan gives them)
     /// whose identity is already known: `identity` and `fold_free` are the summary of a stat
     /// cache whose entries are exactly these files ([`crate::statcache::Summary`]). No node is
@@ -679,7 +664,6 @@ pub use read::{Content, hash_content};
 pub(crate) use cached::snapshot_dir_pending;
 pub use cached::snapshot_dir_using;
 pub use walk::{
-    BesideIdentityFn, HashFn, Hashing, ScanOutcome, ScannedFile, SkipReason, Skipped,
-    SnapshotError, SnapshotOptions, SnapshotOutcome, StatKey, hash_file, open_regular, scan,
-    snapshot_dir,
+    HashFn, Hashing, ScanOutcome, ScannedFile, SkipReason, Skipped, SnapshotError, SnapshotOptions,
+    SnapshotOutcome, StatKey, hash_file, open_regular, scan, snapshot_dir,
 };

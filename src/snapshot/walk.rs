@@ -147,17 +147,7 @@ pub struct Hashing<'a, E = SnapshotError> {
     /// computes); more for a `hash` that waits on the disk, such as the store's `fsync` of each
     /// new object, so that the waits overlap.
     pub threads: Option<usize>,
-    /// For a v0.1 snapshot whose identity is hashed here (no cache gave it): work run on
-    /// another thread beside that hash, given the snapshot's files (sorted by path bytes),
-    /// whose result comes back with the snapshot (`snapshot_dir_pending`). The store packs the
-    /// canonical object it writes if the snapshot is new to it ([`crate::store::Store::
-    /// snapshot_into`]). `None` for nothing.
-    pub beside_identity: Option<&'a BesideIdentityFn<'a>>,
 }
-
-/// What [`Hashing::beside_identity`] runs: the bytes of an object made from the files, or
-/// `None`.
-pub type BesideIdentityFn<'a> = dyn Fn(&[SnapshotFile]) -> Option<Vec<u8>> + Sync + 'a;
 
 /// Why a snapshot of a directory failed. Each variant names the path.
 #[derive(Debug, thiserror::Error)]
@@ -519,7 +509,6 @@ pub fn snapshot_dir(root: &Path, opts: &SnapshotOptions) -> Result<SnapshotOutco
             trust_cached: &|_| true,
             stores: false,
             threads: None,
-            beside_identity: None,
         },
     )
 }

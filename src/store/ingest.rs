@@ -110,12 +110,8 @@ impl Store {
                 trust_cached: &present,
                 stores: true,
                 threads: Some(INGEST_THREADS.max(rayon::current_num_threads())),
-                // The canonical object a new v0.1 snapshot gets, packed while its identity is
-                // hashed (dropped if the store has it).
-                beside_identity: Some(&|files| super::packed::pack_v0_1(files).ok()),
             },
         )?;
-        let (pending, packed) = (pending.cache, pending.beside);
         let io = |source: StoreError| SnapshotIntoError::Ingest {
             path: self.root.clone(),
             source,
@@ -143,7 +139,7 @@ impl Store {
                     drop(snapshot.fold_collisions());
                 }
             },
-            || self.write_snapshot_known(snapshot, &outcome.executable, known.as_ref(), packed),
+            || self.write_snapshot_known(snapshot, &outcome.executable, known.as_ref()),
         );
         let document = match written {
             Err(e) if retry && Store::cache_gave_wrong_identity(&e, snapshot.format()) => {
