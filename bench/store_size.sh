@@ -23,7 +23,7 @@ FILES=$(find "$TREE" -type f | wc -l)
 echo "tree $TREE: $FILES files, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Node objects: the tree's nodes, walked from the root: packed ones (89 47 4E 50 01 01) are
-# parsed here; older ones are zstd frames of their JSON (decoded by `zstd -dc`) or the JSON raw.
+# parsed here (a packed v0.1 snapshot, another kind, is one object without children); older ones are zstd frames of their JSON (decoded by `zstd -dc`) or the JSON raw.
 measure() {
     python3 - "$1" "$2" "$FILES" <<'EOF'
 import json, os, subprocess, sys
@@ -52,6 +52,8 @@ def children(data):
             at += ln
             out.append(body[at:at + 32].hex()); at += 32
         return out
+    if data.startswith(b'\x89GNP'):
+        return []  # another packed kind: a v0.1 snapshot (a tree of at most 4,096 files)
     if data.startswith(b'\x28\xb5\x2f\xfd'):
         data = subprocess.run(['zstd', '-dc'], input=data, capture_output=True, check=True).stdout
     return [e['node'] for e in json.loads(data)['directories']]
