@@ -228,7 +228,12 @@ impl Search<'_> {
                 cand.push(b'/');
             }
             cand.extend_from_slice(name);
-            if !search_enters(&cand, name, self.store_name, &level) {
+            // No deeper than a member path may be (`crate::path::MAX_DEPTH`): each level is
+            // one call deeper.
+            let depth = cand.iter().filter(|b| **b == b'/').count() + 1;
+            if depth >= crate::path::MAX_DEPTH
+                || !search_enters(&cand, name, self.store_name, &level)
+            {
                 continue;
             }
             subs.push((cand, fs_path.join(OsStr::from_bytes(name))));

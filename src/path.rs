@@ -160,7 +160,18 @@ pub enum PathError {
     /// The path holds a control character (U+0000–U+001F or U+007F).
     #[error("invalid path {0:?}: control character U+{1:04X} is not allowed")]
     ControlCharacter(String, u32),
+    /// The path has more than [`MAX_DEPTH`] components.
+    #[error("invalid path {0:?}: more than {MAX_DEPTH} components (directories nested too deep)")]
+    TooDeep(String),
 }
+
+/// The most components a workspace path may have (`a/b/c` has 3). A deeper path is refused
+/// ([`PathError::TooDeep`]) wherever one is made: in a document, a patch, or a walk of a tree,
+/// which does not enter a directory at this depth. Walking, building and reading a tree go one
+/// call deeper per directory level, and a tree 1,000 levels deep overflowed a 2 MiB thread
+/// stack (a fresh reviewer, session 11). Genesis's own limit, not a rule of the 004 schema; far
+/// past real trees (git bounds the same recursion with `core.maxTreeDepth`).
+pub const MAX_DEPTH: usize = 256;
 
 /// A relative, `/`-separated path inside a workspace, valid under the 004 `relativePath` rule.
 ///
@@ -240,6 +251,9 @@ pub fn validate(path: &str) -> Result<(), PathError> {
             _ => {}
         }
     }
+    if path.bytes().filter(|b| *b == b'/').count() >= MAX_DEPTH {
+        return Err(PathError::TooDeep(path.to_owned()));
+    }
     Ok(())
 }
 
@@ -251,6 +265,7 @@ fn is_valid_fast(path: &[u8]) -> bool {
         return false;
     }
     let mut start = 0;
+    let mut slashes = 0;
     for (i, &b) in path.iter().enumerate() {
         if b < 0x20 || b == 0x7f || b == b'\\' {
             return false;
@@ -260,9 +275,10 @@ fn is_valid_fast(path: &[u8]) -> bool {
                 return false;
             }
             start = i + 1;
+            slashes += 1;
         }
     }
-    plain_component(&path[start..])
+    slashes < MAX_DEPTH && plain_component(&path[start..])
 }
 
 /// A component that is neither empty, `.` nor `..`.
@@ -528,6 +544,24 @@ mod tests {
         assert!(validate("a\u{2028}/../b").is_err());
         assert!(validate("\u{2029}..").is_ok()); // a single component "\u{2029}.." is a name
         assert!(validate("\u{2029}/..").is_err());
+    }
+
+    #[test]
+    fn paths_have_at_most_max_depth_components() {
+        let deepest = vec!["d"; MAX_DEPTH].join("/");
+        assert!(WorkspacePath::new(deepest.clone()).is_ok());
+        let deeper = format!("{deepest}/x");
+        assert_eq!(
+            WorkspacePath::new(deeper.clone()),
+            Err(PathError::TooDeep(deeper.clone()))
+        );
+        // The rule-by-rule path names the same rule (a control character sends a path there
+        // only when it has one; here the depth is the only fault).
+        assert_eq!(validate(&deeper), Err(PathError::TooDeep(deeper)));
+        assert!(matches!(
+            validate(&format!("{deepest}/\u{1}")),
+            Err(PathError::ControlCharacter(..))
+        ));
     }
 
     #[test]

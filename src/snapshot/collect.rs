@@ -30,7 +30,7 @@ use rustix::fs::{AtFlags, FileType, OFlags, StatxFlags};
 use super::parents::ParentRules;
 use super::{ScannedFile, SkipReason, Skipped, SnapshotError, SnapshotOptions, StatKey};
 use crate::dirwalk::{Level, Search, list, repository_at, search_enters};
-use crate::path::{STORE_DIR_NAME, WorkspacePath};
+use crate::path::{MAX_DEPTH, PathError, STORE_DIR_NAME, WorkspacePath};
 
 /// What the walk found: files sorted by path bytes, skipped entries and errors in no order.
 #[derive(Default)]
@@ -171,6 +171,25 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Whether the directory `rel` (`name` in `dir` on disk) is as deep as a path may be, so
+    /// that its members would be deeper: then it is not entered (the walk goes one call deeper
+    /// per level; see [`crate::path::MAX_DEPTH`]) and the error naming it is recorded.
+    fn too_deep(&self, rel: &[u8], dir: &Path, name: &[u8]) -> bool {
+        if rel.iter().filter(|b| **b == b'/').count() + 1 < MAX_DEPTH {
+            return false;
+        }
+        let at = dir.join(OsStr::from_bytes(name));
+        let source = PathError::TooDeep(String::from_utf8_lossy(rel).into_owned());
+        self.fail(
+            at.clone(),
+            SnapshotError::InvalidPath {
+                fs_path: at,
+                source,
+            },
+        );
+        true
+    }
+
     /// Records the error `e` found at `at`. The walk goes on after an error about one path
     /// (so the smallest such path is the one reported, whatever the directory order or the
     /// threads' timing); it stops only once the file-count limit is passed, where no path
@@ -245,6 +264,9 @@ impl<'a> Walker<'a> {
                         fs_path: fs_path.join(OsStr::from_bytes(name)),
                     });
                 }
+                continue;
+            }
+            if is_dir && self.too_deep(&cand, &fs_path, name) {
                 continue;
             }
             if is_dir {
