@@ -202,31 +202,42 @@ impl<'a> Parser<'a> {
 
     /// Reads a `---`/`+++` pair; returns the raw (unstripped) names, `None` for `/dev/null`.
     fn minus_plus(&mut self) -> Result<(Option<String>, Option<String>, usize), PatchError> {
+        self.minus_plus_written().map(|(names, _)| names)
+    }
+
+    /// [`Parser::minus_plus`], and the two names as written: a side that is absent (`None`)
+    /// by a GNU `diff -N` epoch timestamp still names the file (`diff -ruN OLD NEW` writes
+    /// `OLD/x` and `NEW/x` for a file on one side only).
+    #[allow(clippy::type_complexity)]
+    fn minus_plus_written(
+        &mut self,
+    ) -> Result<((Option<String>, Option<String>, usize), (String, String)), PatchError> {
         let l1 = self.i + 1;
         let minus = header_str(self.raw(self.i), l1)?;
         let plus = header_str(self.raw(self.i + 1), l1 + 1)?;
         let (old, old_ts) = header_name(&minus[4..], l1)?;
         let (new, new_ts) = header_name(&plus[4..], l1 + 1)?;
         self.i += 2;
+        let written = (old.clone(), new.clone());
         let old = (old != DEV_NULL && !old_ts.as_deref().is_some_and(is_epoch)).then_some(old);
         let new = (new != DEV_NULL && !new_ts.as_deref().is_some_and(is_epoch)).then_some(new);
-        Ok((old, new, l1))
+        Ok(((old, new, l1), written))
     }
 
     fn plain_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
-        let (old, new, line) = self.minus_plus()?;
+        let ((old, new, line), written) = self.minus_plus_written()?;
         // One leading component goes for `a/x`/`b/x` names, and for `diff -ruN OLD/x NEW/x`
-        // (first components differ, the rest is the same); names without such a prefix
+        // (first components differ, the rest is the same; also for a file on one side only,
+        // whose other side `diff -N` dates at the epoch); names without such a prefix
         // (`src/x` on both lines, as agents write them) stay as they are.
         let git_style = old.as_deref().is_none_or(|o| o.starts_with("a/"))
             && new.as_deref().is_none_or(|n| n.starts_with("b/"));
-        let dir_pair = match (old.as_deref(), new.as_deref()) {
-            (Some(o), Some(n)) => match (o.split_once('/'), n.split_once('/')) {
+        let dir_pair = written.0 != DEV_NULL
+            && written.1 != DEV_NULL
+            && match (written.0.split_once('/'), written.1.split_once('/')) {
                 (Some((od, or)), Some((nd, nr))) => od != nd && or == nr,
                 _ => false,
-            },
-            _ => false,
-        };
+            };
         let strip = git_style || dir_pair;
         let fix = |n: String| {
             if strip {

@@ -444,3 +444,38 @@ fn collisions_are_judged_on_the_result_tree() {
     let p = b"--- a/Both\n+++ b/Both\n@@ -1 +1 @@\n-1\n+one\n";
     assert_eq!(out(p, &t, "Both"), b"one\n");
 }
+
+/// `diff -ruN OLD NEW`: a file on one side only is dated at the epoch on the other, and still
+/// named `OLD/x` / `NEW/x` there, so the leading directory goes for a deletion and a creation
+/// as for a change (a fresh reviewer's finding, session 11: the deletion was refused, naming
+/// `ws2/flat/f1.txt`). Checked against `git apply`.
+#[test]
+fn gnu_diff_dash_run_strips_the_directory_of_one_sided_files() {
+    let t = tree(&[("flat/f1.txt", b"one\n"), ("flat/f2.txt", b"two\n")]);
+    let patch = b"diff -ruN ws2/flat/f1.txt new/flat/f1.txt
+--- ws2/flat/f1.txt\t2026-12-02 06:07:30.597151502 +0000
++++ new/flat/f1.txt\t1970-01-01 00:00:00.000000000 +0000
+@@ -1 +0,0 @@
+-one
+diff -ruN ws2/flat/f2.txt new/flat/f2.txt
+--- ws2/flat/f2.txt\t2026-12-02 06:07:30.597151502 +0000
++++ new/flat/f2.txt\t2026-12-02 06:07:31.597151502 +0000
+@@ -1 +1 @@
+-two
++2
+diff -ruN ws2/flat/f3.txt new/flat/f3.txt
+--- ws2/flat/f3.txt\t1970-01-01 00:00:00.000000000 +0000
++++ new/flat/f3.txt\t2026-12-02 06:07:30.597151502 +0000
+@@ -0,0 +1 @@
++three
+";
+    let changes = run(patch, &t).unwrap().changes;
+    let paths: Vec<&str> = changes.keys().map(|p| p.as_str()).collect();
+    assert_eq!(paths, ["flat/f1.txt", "flat/f2.txt", "flat/f3.txt"]);
+    assert!(matches!(
+        changes[&WorkspacePath::new("flat/f1.txt").unwrap()],
+        FileChange::Delete
+    ));
+    assert_eq!(out(patch, &t, "flat/f3.txt"), b"three\n");
+    assert_eq!(out(patch, &t, "flat/f2.txt"), b"2\n");
+}

@@ -53,7 +53,8 @@ pub fn git_apply(tree: &Files, patch: &[u8]) -> Result<Files, String> {
 
 /// The `-p` level that makes git read the names as Genesis does: 1, except for a plain diff (no
 /// `diff --git` line) whose first `---`/`+++` names do not both carry the `a/`/`b/` prefixes (a
-/// `/dev/null` side counts as carrying them): Genesis takes those names as written, like `-p0`
+/// `/dev/null` side counts as carrying them) and are not a `diff -ruN OLD NEW` pair (first
+/// components different, the rest equal): Genesis takes those names as written, like `-p0`
 /// (`src/patch/mod.rs`, "plain unified diffs").
 pub fn strip_level(patch: &[u8]) -> u32 {
     let lines: Vec<&[u8]> = patch.split(|&b| b == b'\n').collect();
@@ -70,7 +71,16 @@ pub fn strip_level(patch: &[u8]) -> u32 {
         if w[0].starts_with(b"--- ") && w[1].starts_with(b"+++ ") {
             let (old, new) = (name(w[0]), name(w[1]));
             let carries = |n: &[u8], prefix: &[u8]| n == b"/dev/null" || n.starts_with(prefix);
-            return u32::from(carries(&old, b"a/") && carries(&new, b"b/"));
+            // `diff -ruN OLD/x NEW/x`: first components differ, the rest is the same.
+            let split = |n: &[u8]| {
+                let at = n.iter().position(|&b| b == b'/')?;
+                Some((n[..at].to_vec(), n[at..].to_vec()))
+            };
+            let dir_pair = match (split(&old), split(&new)) {
+                (Some((od, or)), Some((nd, nr))) => od != nd && or == nr && old != b"/dev/null",
+                _ => false,
+            };
+            return u32::from(dir_pair || (carries(&old, b"a/") && carries(&new, b"b/")));
         }
     }
     1
