@@ -173,7 +173,8 @@ pub enum PathError {
 /// past real trees (git bounds the same recursion with `core.maxTreeDepth`).
 pub const MAX_DEPTH: usize = 256;
 
-/// A relative, `/`-separated path inside a workspace, valid under the 004 `relativePath` rule.
+/// A relative, `/`-separated path inside a workspace, valid under the 004 `relativePath` rule
+/// and with at most [`MAX_DEPTH`] components.
 ///
 /// The field is private: the only constructors are [`WorkspacePath::new`] and [`FromStr`], which
 /// validate. Displays as the path itself. Held as a boxed `str` (16 bytes and the path, no
